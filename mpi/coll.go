@@ -93,6 +93,8 @@ var (
 	pBcast     = collOf(mpir.CollBcast, mpir.Blocking)
 	pReduce    = collOf(mpir.CollReduce, mpir.Blocking)
 	pAllreduce = collOf(mpir.CollAllreduce, mpir.Blocking)
+	pGather    = collOf(mpir.CollGather, mpir.Blocking)
+	pAllgather = collOf(mpir.CollAllgather, mpir.Blocking)
 )
 
 // coll runs blocking collective p on c with arguments a: through a view's runner where
@@ -195,8 +197,14 @@ func reduction[T Elem](p *mpir.Coll, send, recv []T, op Op) mpir.CollArgs {
 // (recv is Size()*len(send) long at root, ignored elsewhere). In place at root: send is
 // InPlace[T]() and root's block is already in recv.
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
-	a := blocks(send, recv, root)
-	return c.coll(collOf(mpir.CollGather, mpir.Blocking), &a)
+	if c.special() {
+		a := blocks(send, recv, root)
+		return c.coll(collOf(mpir.CollGather, mpir.Blocking), &a)
+	}
+	var s, rv collective.Vec
+	setVec(&s, send)
+	setVec(&rv, recv)
+	return c.fail("Gather", mpir.Gather(pGather, c.dev(), &s, &rv, nil, nil, root))
 }
 
 // gather is Gather unrecorded, for the calls made of it (the value collectives).
@@ -248,8 +256,14 @@ func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 // elements), rank i's at recv[i*len(send):]. In place: send is InPlace[T]() and this
 // rank's block is already in recv.
 func Allgather[T Elem](c *Comm, send, recv []T) error {
-	a := blocks(send, recv, 0)
-	return c.coll(collOf(mpir.CollAllgather, mpir.Blocking), &a)
+	if c.special() {
+		a := blocks(send, recv, 0)
+		return c.coll(collOf(mpir.CollAllgather, mpir.Blocking), &a)
+	}
+	var s, rv collective.Vec
+	setVec(&s, send)
+	setVec(&rv, recv)
+	return c.fail("Allgather", mpir.Allgather(pAllgather, c.dev(), &s, &rv, nil))
 }
 
 // allgather is Allgather unrecorded, for the calls made of it (the value collectives).

@@ -377,7 +377,9 @@ func reduce(op string, sbuf, rbuf unsafe.Pointer, count int64, dh, oh uintptr, r
 		if big {
 			p = pReduceC
 		}
-		return fail(op, ch, mpir.Reduce(p, c.c, &a.s, &a.rv, &a.rd, cmpOr(a.serr, a.oerr), a.rerr, rt))
+		r := fail(op, ch, mpir.Reduce(p, c.c, &a.s, &a.rv, &a.rd, cmpOr(a.serr, a.oerr), a.rerr, rt))
+		showColl(ch, c)
+		return r
 	}
 	ca := a.coll(rt)
 	return runColl(op, mpir.CollReduce, c, ch, req, m, &ca)

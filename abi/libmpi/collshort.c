@@ -420,6 +420,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 extern int32_t mpigo_coll_gather_far(int32_t op, uintptr_t comm, int32_t j, int64_t n, void *dst, int64_t want);
 extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want);
 extern void mpigo_coll_allgather_join(uintptr_t comm);
+extern int32_t mpigo_coll_reduce_err(uintptr_t comm, int32_t j, int64_t n, int64_t want, int32_t esz, int32_t big);
 
 static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
     return d->base + d->cells_off + ((int64_t)r * MPIGO_R_CELLS + (int64_t)(g % MPIGO_R_CELLS)) * MPIGO_R_CELL;
@@ -435,6 +436,7 @@ static inline char *cell_ext(const mpigo_coll *d, int r, uint64_t g) {
 #define MPIGO_CELL_HEAD (MPIGO_R_CELL - 16)
 
 #define MPIGO_FAR ((uint64_t)1 << 63)
+#define MPIGO_REJECT ((uint64_t)1 << 62) /* in a far cell's length word: the root's verdict */
 
 /* slot_of is rank r's reduction slot of bank b. */
 static inline char *slot_of(const mpigo_coll *d, int b, int r) {
@@ -604,6 +606,99 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int rc = short_gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, 1, 1);
     return rc >= 0 ? rc
                    : goPMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+/* short_reduce is MPI_Reduce here (MPI_Reduce_c with big), or -1: the Go way. A
+ * contribution of a predefined datatype, with an operation combine applies to it, of
+ * at most a cell (shmcoll's ReducePut and ReduceRoot): a non-root puts it in its cell
+ * and leaves; the root combines every rank's from the highest down (in MPI's order, as
+ * the Go way does), its kernels on a cell's head and extension apart (their elements
+ * divide the head). A length that differs is reported once every cell was read; a
+ * cell of a longer contribution (erroneous here: the root's fits) is rejected first,
+ * so that its rank, which waits for the root's verdict, does not go on. */
+static inline __attribute__((always_inline)) int short_reduce(const void *sbuf, void *rbuf, int64_t count,
+                                                              MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                                                              int big) {
+    const int cc = MPIGO_CC_REDUCE | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (d == NULL || i >= 256 || count < 0 || count > MPIGO_R_GATHER_INLINE || (unsigned)root >= (unsigned)d->size)
+        return -1;
+    int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
+    int64_t size = mpigo_short_dts[i].size, n = count * size;
+    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > MPIGO_R_GATHER_INLINE) return -1;
+    mpigo_rec rec;
+    if (d->rank != root) {
+        if (sbuf == MPI_IN_PLACE || (n > 0 && sbuf == NULL) || !mpigo_rec_open(&rec)) return -1;
+        int rc = gather_put(d, cc, comm, sbuf, n, root);
+        if (rc != 0) return rc;
+        counted(&rec, MPIGO_CC_REDUCE, n);
+        return MPI_SUCCESS;
+    }
+    const char *own = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
+    if (sbuf == rbuf || (n > 0 && (rbuf == NULL || own == NULL)) || !mpigo_rec_open(&rec)) return -1;
+    char keep[MPIGO_R_GATHER_INLINE];
+    if (own == rbuf && d->rank != d->size - 1 && n > 0) {
+        memcpy(keep, own, (size_t)n);
+        own = keep;
+    }
+    mpigo_own *o = d->own;
+    uint64_t g = ++o->g;
+    o->roots[g % MPIGO_R_CELLS] = (uint16_t)d->rank;
+    int bad = -1;
+    int64_t badn = 0;
+    int64_t head = n < MPIGO_CELL_HEAD ? n : MPIGO_CELL_HEAD;
+    for (int j = d->size - 1; j >= 0; j--) {
+        int top = j == d->size - 1;
+        if (j == d->rank) {
+            if (bad < 0 && n > 0) {
+                if (!top) combine(kind, bit, (char *)rbuf, own, count);
+                else if (own != rbuf) memcpy(rbuf, own, (size_t)n);
+            }
+            continue;
+        }
+        char *c = cell(d, j, g);
+        if (load((uint64_t *)c) < g) {
+            int rc = wait_for(d, cc, comm, j, (uint64_t *)c, g, NULL, 0);
+            if (rc != 0) return rc;
+        }
+        uint64_t w = *(uint64_t *)(c + 8);
+        if (w != (uint64_t)n) {
+            if (bad < 0) bad = j, badn = (int64_t)(w & ~MPIGO_FAR);
+            continue;
+        }
+        if (bad >= 0 || n == 0) continue;
+        if (top) {
+            memcpy(rbuf, c + 16, (size_t)head);
+            if (n > head) memcpy((char *)rbuf + head, cell_ext(d, j, g), (size_t)(n - head));
+        } else {
+            combine(kind, bit, (char *)rbuf, c + 16, head / size);
+            if (n > head) combine(kind, bit, (char *)rbuf + head, cell_ext(d, j, g), (n - head) / size);
+        }
+    }
+    if (bad >= 0) {
+        for (int j = 0; j < d->size; j++) {
+            uint64_t *lw = (uint64_t *)(cell(d, j, g) + 8);
+            if (j != d->rank && (load(lw) & MPIGO_FAR))
+                __atomic_store_n(lw, MPIGO_FAR | MPIGO_REJECT | (uint64_t)n, __ATOMIC_RELAXED);
+        }
+    }
+    raise_(d, flag(d, d->rank, MPIGO_R_TAKEN), g);
+    if (bad >= 0) return mpigo_coll_reduce_err((uintptr_t)comm, bad, badn, n, (int32_t)size, big);
+    counted(&rec, MPIGO_CC_REDUCE, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+    int rc = short_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm) {
+    int rc = short_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 /* short_allgather is MPI_Allgather here, or MPI_Allgatherv with v (counts, displs),

@@ -86,7 +86,7 @@ func hideColls() {
 }
 
 // collOps writes, per predefined datatype, the operations collshort.c's kernels apply
-// to it in an Allreduce: those whose reduction Go's tables hold (the others take the
+// to it in an Allreduce or a Reduce: those whose reduction Go's tables hold (the others take the
 // Go way, which reports why), on the integer kinds, and on the floating kinds only
 // MPI_SUM and MPI_PROD.
 func collOps() {
@@ -114,10 +114,10 @@ func collOps() {
 var collOpName = [2][C.MPIGO_CC_N]string{
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
 		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce"},
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
 		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -169,6 +169,16 @@ func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, big int32) int32
 	return fail(op, ch, collective.ShortReduceMismatch(commOf(ch).c, op, int(r), int(total), int(esz)))
 }
 
+// mpigo_coll_reduce_err is the error of collshort.c's Reduce whose root found rank
+// j's contribution of n bytes where its own has want, of esz-byte elements (big: the
+// call is MPI_Reduce_c).
+//
+//export mpigo_coll_reduce_err
+func mpigo_coll_reduce_err(ch uintptr, j int32, n, want int64, esz, big int32) int32 {
+	op := ccName(C.MPIGO_CC_REDUCE | big*C.MPIGO_CC_LARGE)
+	return fail(op, ch, collective.ShortReduceCountErr(op, int(j), int(n), int(want), int(esz)))
+}
+
 // mpigo_coll_gather_far is the receive, at the root of collshort.c's Gather, of rank
 // j's block of n bytes that its cell says went as a message, into dst's want bytes
 // (collective.ShortGatherFar).
@@ -203,8 +213,8 @@ func rawBytes(p unsafe.Pointer, n int64) []byte {
 	return unsafe.Slice((*byte)(p), n)
 }
 
-// mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather
-// and Allgatherv calls collshort.c did
+// mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather,
+// Allgatherv and Reduce calls collshort.c did
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
@@ -229,6 +239,6 @@ var (
 
 func init() {
 	prof.WatchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
-		pAllgatherv.Call},
+		pAllgatherv.Call, pReduce.Call},
 		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_coll_calls[0])), C.MPIGO_CC_N))
 }

@@ -67,7 +67,7 @@ typedef struct {
 extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 
 enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_GATHER, MPIGO_CC_GATHERV, MPIGO_CC_ALLGATHER,
-       MPIGO_CC_ALLGATHERV, MPIGO_CC_N };
+       MPIGO_CC_ALLGATHERV, MPIGO_CC_REDUCE, MPIGO_CC_N };
 /* Or'ed into a call's MPIGO_CC_* where it reaches Go (mpigo_coll_wait): the large-count
  * form (MPI_Bcast_c), which errors name. */
 #define MPIGO_CC_LARGE 0x100

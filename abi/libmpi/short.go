@@ -59,6 +59,27 @@ func init() {
 func sharedWaits(spin, handoffs int) {
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_shared_handoffs)), int32(handoffs))
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&C.mpigo_shared_spin)), int32(spin))
+	if spin > 0 {
+		sharedTimes.Add(1)
+	}
+}
+
+// sharedTimes is how many times the C ways' waits were capped.
+var sharedTimes atomic.Int64
+
+// mpigo_waits_shared is twice the number of times the launcher has said the node is
+// shared, plus 1 while it is: two equal even readings mean the C ways' waits were
+// never capped between them. A program that checks that some waits ended in C
+// (abi/testdata/p2precv.c) can then tell a rank that left the core to the others, as
+// it must on a shared node, from one that missed its message.
+//
+//export mpigo_waits_shared
+func mpigo_waits_shared() int64 {
+	n := 2 * sharedTimes.Load()
+	if atomic.LoadInt32((*int32)(unsafe.Pointer(&C.mpigo_shared_spin))) > 0 {
+		n++
+	}
+	return n
 }
 
 // shortDatatype writes short.c's entry for the predefined datatype of handle

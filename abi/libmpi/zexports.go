@@ -937,13 +937,13 @@ func PMPI_Recv_init_c(buf unsafe.Pointer, count int64, datatype uintptr, source 
 	return irecv("Recv_init_c", buf, count, datatype, source, tag, comm, true, request)
 }
 
-//export PMPI_Reduce
-func PMPI_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Reduce
+func goPMPI_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int32, datatype uintptr, op uintptr, root int32, comm uintptr) int32 {
 	return reduce("Reduce", sendbuf, recvbuf, int64(count), datatype, op, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Reduce_c
-func PMPI_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Reduce_c
+func goPMPI_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int64, datatype uintptr, op uintptr, root int32, comm uintptr) int32 {
 	return reduce("Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, nil, mBlock)
 }
 

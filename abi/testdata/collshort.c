@@ -1,7 +1,7 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
- * MPI_SUM, MPI_PROD or a bitwise op, MPI_Gather and MPI_Gatherv of at most 2032 bytes
- * per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
+ * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
+ * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
  * mpigo_short_colls (the library's count of the calls done in C) says which way each
@@ -17,7 +17,7 @@
  *   - Allreduces with every op the C way has on integers and floats, in place too,
  *     and with MPI_MAX, MPI_MINLOC, 64 bytes and a derived type (Go), their results
  *     checked exactly (floats sum values whose sums are exact);
- *   - Go collectives between them (MPI_Reduce, MPI_Allreduce with MPI_MAX), which run
+ *   - Go collectives between them (MPI_Reduce and MPI_Allreduce with MPI_MAX), which run
  *     on the same counts: any disagreement hangs or gives wrong data;
  *   - errors (MPI_ERRORS_RETURN): a bad root, count, datatype, op, buffer; a Bcast
  *     whose ranks' lengths differ (MPI_ERR_TRUNCATE where a buffer is shorter, the
@@ -26,6 +26,7 @@
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
  *   - gathers (gathers, gather_errors: see there);
+ *   - Reduces (reduces: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
 #include <stdint.h>
@@ -211,8 +212,8 @@ static void allreduces(MPI_Comm comm, const char *name) {
         OK(MPI_Allreduce(a, r, 1, two, MPI_SUM, comm));
         CHECK(r[1] == (int64_t)size * (size + 1) / 2 * 3 + size, "%s: derived: %lld", name, (long long)r[1]);
         OK(MPI_Type_free(&two));
-        OK(MPI_Reduce(a, r, 1, MPI_INT64_T, MPI_SUM, size - 1, comm));
-        if (rank == size - 1) CHECK(r[0] == (int64_t)size * (size + 1) / 2 * 3, "%s: reduce: %lld", name, (long long)r[0]);
+        OK(MPI_Reduce(a, r, 1, MPI_INT64_T, MPI_MAX, size - 1, comm));
+        if (rank == size - 1) CHECK(r[0] == contrib(size - 1, 0), "%s: reduce: %lld", name, (long long)r[0]);
     });
 }
 
@@ -513,6 +514,118 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     }
 }
 
+/* rval is element i of rank q's contribution to Reduce it: small, so that sums and
+ * products of doubles are exact. */
+static int64_t rval(int q, int it, int i) { return (q * 7 + it * 3 + i * 11) % 5 + 1; }
+
+/* reduces: MPI_Reduce of at most a cell (2032 bytes) of a predefined datatype with an
+ * op the C way has, from rotating roots: in C, over the cells' heads and extensions,
+ * in place at the root, the _c form; Go's Reduces between them on the same cells
+ * (MPI_MAX, a derived type, longer than a cell); non-roots that leave before their
+ * root calls; counts that differ (erroneous): MPI_ERR_COUNT at the root (in C), at a
+ * rank whose longer contribution waited for the root's verdict (Go), or at a longer
+ * root (Go); the group in step after each. */
+static void reduces(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static int64_t a[300], r[300];
+    static double da[300], dr[300];
+    static int32_t ia[600], ir[600];
+    IN_C(40 * 3, name, {
+        for (int it = 0; it < 40; it++) {
+            int root = (it * 3) % size, count = (it * 37) % 255; /* up to 2032 bytes */
+            for (int i = 0; i < count; i++) a[i] = rval(rank, it, i), da[i] = (double)rval(rank, it, i), ia[2 * i] = ia[2 * i + 1] = (int32_t)rval(rank, it, i) << (rank % 8);
+            memset(r, 0, sizeof r);
+            if (rank == root && it % 3 == 0) {
+                memcpy(r, a, sizeof(int64_t) * count);
+                OK(MPI_Reduce(MPI_IN_PLACE, r, count, MPI_INT64_T, MPI_SUM, root, comm));
+            } else if (it % 2) {
+                OK(MPI_Reduce_c(a, r, count, MPI_INT64_T, MPI_SUM, root, comm));
+            } else {
+                OK(MPI_Reduce(a, r, count, MPI_INT64_T, MPI_SUM, root, comm));
+            }
+            OK(MPI_Reduce(da, dr, count, MPI_DOUBLE, MPI_PROD, root, comm));
+            OK(MPI_Reduce(ia, ir, 2 * count, MPI_INT32_T, MPI_BXOR, root, comm));
+            if (rank != root) continue;
+            for (int i = 0; i < count; i++) {
+                int64_t sum = 0, x = 0;
+                double prod = 1;
+                for (int q = 0; q < size; q++) sum += rval(q, it, i), prod *= (double)rval(q, it, i), x ^= rval(q, it, i) << (q % 8);
+                CHECK(r[i] == sum, "%s: Reduce %d of %d to %d: element %d is %lld, want %lld", name, it, count, root, i,
+                      (long long)r[i], (long long)sum);
+                CHECK(dr[i] == prod, "%s: Reduce %d (prod) element %d is %g, want %g", name, it, i, dr[i], prod);
+                CHECK(ir[2 * i] == (int32_t)x && ir[2 * i + 1] == (int32_t)x, "%s: Reduce %d (bxor) element %d", name, it, i);
+            }
+        }
+    });
+    /* Go's Reduces on the same cells: another op, a derived type, longer than a cell. */
+    IN_C(0, name, {
+        for (int it = 0; it < 6; it++) {
+            int root = it % size;
+            MPI_Datatype two;
+            OK(MPI_Type_contiguous(2, MPI_INT64_T, &two));
+            OK(MPI_Type_commit(&two));
+            for (int i = 0; i < 300; i++) a[i] = rval(rank, it, i);
+            OK(MPI_Reduce(a, r, 3, MPI_INT64_T, MPI_MAX, root, comm));
+            OK(MPI_Reduce(a, r + 3, 2, two, MPI_SUM, root, comm));
+            OK(MPI_Type_free(&two));
+            if (rank == root)
+                for (int i = 0; i < 7; i++) {
+                    int64_t want = 0;
+                    for (int q = 0; q < size; q++) want = i < 3 ? (rval(q, it, i) > want ? rval(q, it, i) : want) : want + rval(q, it, i - 3);
+                    CHECK(r[i] == want, "%s: Go's Reduce %d element %d: %lld, want %lld", name, it, i, (long long)r[i], (long long)want);
+                }
+            OK(MPI_Reduce(a, r, 300, MPI_INT64_T, MPI_SUM, root, comm));
+            if (rank == root)
+                for (int i = 0; i < 300; i++) {
+                    int64_t want = 0;
+                    for (int q = 0; q < size; q++) want += rval(q, it, i);
+                    CHECK(r[i] == want, "%s: a long Reduce %d element %d: %lld, want %lld", name, it, i, (long long)r[i], (long long)want);
+                }
+        }
+    });
+    /* Non-roots leave before their root calls (fewer Reduces than cells). */
+    if (size > 1) {
+        int tok = 0;
+        if (rank != 0) {
+            for (int it = 0; it < 10; it++) {
+                a[0] = rval(rank, it, 0);
+                OK(MPI_Reduce(a, NULL, 1, MPI_INT64_T, MPI_SUM, 0, comm));
+            }
+            OK(MPI_Send(&tok, 1, MPI_INT, 0, 9, comm));
+        } else {
+            for (int j = 1; j < size; j++) OK(MPI_Recv(&tok, 1, MPI_INT, MPI_ANY_SOURCE, 9, comm, MPI_STATUS_IGNORE));
+            for (int it = 0; it < 10; it++) {
+                a[0] = rval(rank, it, 0);
+                OK(MPI_Reduce(a, r, 1, MPI_INT64_T, MPI_SUM, 0, comm));
+                int64_t want = 0;
+                for (int q = 0; q < size; q++) want += rval(q, it, 0);
+                CHECK(r[0] == want, "%s: early Reduce %d: %lld, want %lld", name, it, (long long)r[0], (long long)want);
+            }
+        }
+    }
+    OK(MPI_Barrier(comm));
+    if (size < 2) return;
+    /* Counts that differ: rank 1's longer (in a cell, then beyond one), then rank 0's
+     * (the root) beyond a cell. */
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int cases[3][2] = {{2, 1}, {300, 1}, {1, 300}}; /* rank 1's count, the others' */
+    for (int c = 0; c < 3; c++) {
+        int count = (c == 2 ? rank == 0 : rank == 1) ? cases[c][0] : cases[c][1], cls;
+        if (c == 2) count = rank == 0 ? 300 : 1;
+        int rc = MPI_Reduce(a, r, count, MPI_INT64_T, MPI_SUM, 0, comm);
+        MPI_Error_class(rc, &cls);
+        int long_ = count > 254;
+        CHECK(rank == 0 || long_ ? cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE) || (!cway && cls == MPI_SUCCESS && rank != 0)
+                                 : cls == MPI_SUCCESS || !cway,
+              "%s: Reduce of other counts (%d, this rank %d): class %d", name, c, count, cls);
+        int64_t one = 1, t = 0;
+        OK(MPI_Allreduce(&one, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Reduce: %lld", name, (long long)t);
+    }
+}
+
 static void all(MPI_Comm comm, const char *name) {
     int size;
     MPI_Comm_size(comm, &size);
@@ -525,6 +638,7 @@ static void all(MPI_Comm comm, const char *name) {
     empties(comm, name);
     gathers(comm, name);
     gather_errors(comm, name);
+    reduces(comm, name);
 }
 
 int main(int argc, char **argv) {

@@ -125,6 +125,7 @@ type nodeColl struct {
 	// time (docs/BENCHMARKS.md). The root picks (nodeBcastRoot).
 	bcast shmcoll.Chooser
 	far   []farBlock // a Gather root's blocks that went as messages, kept for reuse
+	red   []byte     // a Reduce root's scratch (shmcoll ReduceRoot's tmp), made at its first
 	// joined: code outside Go (the C library's Allgather) took this rank's op of the
 	// call under way and found a rank that took the schedules, which the call's Go
 	// half, next, joins without an op (ShortAllgatherJoin).

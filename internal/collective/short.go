@@ -124,3 +124,10 @@ func ShortAllgatherJoin(cc *core.Comm) { of(cc).node.joined = true }
 // ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where
 // the collector's block has want, as the Go way reports it.
 func ShortBlockErr(op string, j, n, want int) error { return blockErr(op, j, n, want) }
+
+// ShortReduceCountErr is the error of a Reduce whose root (code outside Go: the C
+// library's short Reduce) found rank j's contribution of n bytes where its own has
+// want, of esz-byte elements, as the Go way reports it (nodeCountErr).
+func ShortReduceCountErr(op string, j, n, want, esz int) error {
+	return countErr(op, &shmcoll.CountError{Rank: j, Len: n, Want: want}, esz)
+}

@@ -193,6 +193,7 @@ func Table(cc *core.Comm) string {
 	if p == PathNode {
 		fmt.Fprintf(&b, "  Gather, Gatherv: node shared memory (blocks over %d B as messages); Allgather, Allgatherv: node shared memory up to %d B per block\n",
 			shmcoll.GatherInline, c.node.gatherLimit())
+		fmt.Fprintf(&b, "  Reduce: a cell per rank up to %d B (non-roots leave at once), beyond it the reductions' way above\n", shmcoll.GatherInline)
 	}
 	t, err := coll.Tune()
 	if err != nil {
@@ -414,45 +415,70 @@ func schedBcastLen(c *comm, op string, buf *Vec, root, n int) error {
 	}
 }
 
-// nodeReduce and nodeAllreduceEntry: every rank takes the region whatever its own
-// length (an erroneous call's ranks may pass different ones): one within the limit
-// reduces there, one beyond it takes the op there without data (shmcoll Elsewhere)
-// before the schedules. Each publishes its length beside its arrival, and whoever
-// combines compares (shmcoll CountError, MPI_ERR_COUNT here), so a rank whose length
-// differs makes every rank that can see it return an error, none waits for a peer that
-// took another way, and the group stays in step. coll_check compares the calls before
-// any of this (and keeps the schedules' own check for long messages).
+// nodeReduce: every rank of a Reduce takes the region's cells whatever its length
+// (shmcoll's ReducePut and ReduceRoot): a contribution that fits a cell is combined
+// from there by the root, and the non-roots leave, as after an eager send; a longer
+// one publishes its length, and once the root has found every length its own, the
+// ranks take the op way below the limit or the schedules beyond it. A rank whose
+// length differs (erroneous) is reported by the root, and the root's verdict by every
+// rank that was to go on, so that none waits for a peer on a way it did not take.
+// coll_check compares the calls before any of this.
 func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
 	}
 	s := reduceSend(c.rank, root, send, recv)
-	n, limit := int64(len(s.B)), reduceLimit(c, r)
 	g := c.ready()
-	if g == nil || n > limit || uint(root) >= uint(c.size) {
+	if g == nil || uint(root) >= uint(c.size) {
 		cl := Call{Op: op, Kind: KReduce, Root: root, Size: int64(s.N()), Elem: int64(s.Esz), Red: r.code()}
 		var err error
-		if g, err = c.nodeGroup(&cl, n, limit); err != nil || g == nil {
+		if g, err = c.nodeGroup(&cl, 0, 0); err != nil || g == nil {
 			if err != nil {
 				return err
 			}
-			if n > limit {
-				if err := c.nodeElsewhere(&cl, len(s.B), s.Esz, nil); err != nil {
-					return err
-				}
-			}
 			return schedReduce(c, op, send, recv, r, root)
 		}
+	}
+	n := len(s.B)
+	if c.rank != root {
+		if err := g.ReducePut(s.B, root); err != nil {
+			return nodeCountErr(c, g, op, err, s.Esz, nil)
+		}
+	} else {
+		if c.node.red == nil {
+			c.node.red = make([]byte, 2*shmcoll.GatherInline)
+		}
+		split := !r.User && shmcoll.CellHead%r.unit(s.Esz) == 0
+		if err := g.ReduceRoot(s.B, recv.B, r.K.Fn, split, c.node.red); err != nil {
+			return nodeCountErr(c, g, op, err, s.Esz, nil)
+		}
+	}
+	if n <= shmcoll.GatherInline {
+		if c.rank != root {
+			c.node.sentTo(root, n)
+		}
+		return nil
+	}
+	if int64(n) > reduceLimit(c, r) {
+		return schedReduce(c, op, send, recv, r, root)
 	}
 	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
 		return nodeCountErr(c, g, op, err, s.Esz, nil)
 	}
 	if c.rank != root {
-		c.node.sentTo(root, len(s.B))
+		c.node.sentTo(root, n)
 	}
 	return nil
 }
 
+// nodeAllreduceEntry: every rank takes the region whatever its own length (an
+// erroneous call's ranks may pass different ones): one within the limit reduces
+// there, one beyond it takes the op there without data (shmcoll Elsewhere) before the
+// schedules. Each publishes its length beside its arrival, and whoever combines
+// compares (shmcoll CountError, MPI_ERR_COUNT here), so a rank whose length differs
+// makes every rank that can see it return an error, none waits for a peer that took
+// another way, and the group stays in step. coll_check compares the calls before any
+// of this (and keeps the schedules' own check for long messages).
 func nodeAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
@@ -521,6 +547,12 @@ func nodeCountErr(c *comm, g *shmcoll.Group, op string, err error, esz int, r *R
 			g.SkipChoice()
 		}
 	}
+	return countErr(op, ce, esz)
+}
+
+// countErr is MPI_ERR_COUNT for a reduction's ranks whose lengths differ (ce), of
+// esz-byte elements.
+func countErr(op string, ce *shmcoll.CountError, esz int) error {
 	esz = max(esz, 1)
 	return core.Errorf(core.ClassCount, op, "this rank passes a count of %d (%d bytes), rank %d a count of %d (%d bytes): "+
 		"MPI requires the same count on every rank", ce.Want/esz, ce.Want, ce.Rank, ce.Len/esz, ce.Len)

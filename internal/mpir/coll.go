@@ -294,6 +294,76 @@ func Reduce(p *Coll, c *core.Comm, send, recv *Vec, r *Red, sendBad, recvBad err
 	return err
 }
 
+// Gather is MPI_Gather, blocking (section 6.5): every process's send, in rank order,
+// into root's recv. sendBad and recvBad are what the face's conversion of each found
+// wrong; CollArgs's rules say where each counts.
+func Gather(p *Coll, c *core.Comm, send, recv *Vec, sendBad, recvBad error, root int) error {
+	n, call, t := inputBytes(send, recv), p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), root, -1, n) {
+		t = prof.Enter(call, c.Prof(), root, -1, n)
+	}
+	var err error
+	if gatherShort(c, send, recv, sendBad, recvBad, root) {
+		if c.Rank() != root {
+			_, err = collective.Gather(c, p.Op, *send, Vec{Esz: esz(recv)}, root, false)
+		} else {
+			_, err = collective.Gather(c, p.Op, *send, *recv, root, false)
+		}
+	} else {
+		a := CollArgs{Send: *send, Recv: *recv, SendErr: sendBad, RecvErr: recvBad, Root: root}
+		_, err = collStart(p, c, &a)
+	}
+	if call != prof.None && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
+	return err
+}
+
+// gatherShort reports whether a Gather has nothing to check that the long way would:
+// an intracommunicator's, of plain buffers, the root in range, a non-root's send not
+// in place (its recv is not significant), the root's recv of size blocks of its send
+// (gatherLengths) or its send in place.
+func gatherShort(c *core.Comm, send, recv *Vec, sendBad, recvBad error, root int) bool {
+	if c == nil || c.IsInter() || send.Type != nil || recv.Type != nil || uint(root) >= uint(c.Size()) {
+		return false
+	}
+	if c.Rank() != root {
+		return sendBad == nil && !send.InPlace
+	}
+	return recvBad == nil && !recv.InPlace && (send.InPlace || sendBad == nil) && blocksFit(c.Size(), send, recv)
+}
+
+// Allgather is MPI_Allgather, blocking (section 6.7): every process's send, in rank
+// order, into every process's recv. bad is what the face's conversion of either
+// buffer found wrong.
+func Allgather(p *Coll, c *core.Comm, send, recv *Vec, bad error) error {
+	n, call, t := inputBytes(send, recv), p.Call, int64(0)
+	if call != prof.None && !prof.Try(call, c.Prof(), prof.NoPeer, -1, n) {
+		t = prof.Enter(call, c.Prof(), prof.NoPeer, -1, n)
+	}
+	var err error
+	if c != nil && bad == nil && !c.IsInter() && send.Type == nil && recv.Type == nil && !recv.InPlace &&
+		blocksFit(c.Size(), send, recv) {
+		_, err = collective.Allgather(c, p.Op, *send, *recv, false)
+	} else {
+		a := CollArgs{Send: *send, Recv: *recv, SendErr: bad}
+		_, err = collStart(p, c, &a)
+	}
+	if call != prof.None && !prof.TryExit(call, t, n) {
+		prof.Exit(call, t, n)
+	}
+	return err
+}
+
+// blocksFit reports whether plain recv holds size blocks of plain send, or, send in
+// place, a whole number of size blocks (gatherLengths' and allgatherLengths' rule).
+func blocksFit(size int, send, recv *Vec) bool {
+	if send.InPlace {
+		return recv.Esz > 0 && len(recv.B)%(size*recv.Esz) == 0
+	}
+	return send.Esz == recv.Esz && len(recv.B) == size*len(send.B)
+}
+
 // reduceShort reports whether a Reduce has nothing to check but its root, which the
 // device does: an intracommunicator's, of plain buffers that convert, in place only at
 // the root, as long at the root, no (value, index) pairs to count. (A non-root's recv

@@ -217,3 +217,134 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 	ntcopy.Move(dst, g.slot(s, r)[:min(n, len(dst))])
 	return n, false, nil
 }
+
+// A Reduce takes the cells too: its non-roots, as a Gather's, need not wait for the
+// root, and an op would make them (the banks' rule). Every rank of a Reduce takes a
+// cell, whatever its length. A non-root's contribution of at most GatherInline bytes
+// goes into its cell and the rank leaves; the root combines the cells as they come,
+// from the highest rank down, in MPI's order (inout = in ⊕ inout, in from the lower
+// ranks), as the op way does. A longer contribution goes by other means (the
+// caller's: the reductions' ops, or the schedules), which every rank may take only
+// once all lengths agree: its rank publishes the length alone (farBit) and waits
+// until the root has taken the Reduce; the root, having read every cell, marks each
+// such cell rejected (rejectBit, with its own length) where some rank's length
+// differed from its own (erroneous), so that no rank goes on to a way the others do
+// not take.
+
+// rejectBit in a far cell's length word: the root of its Reduce found that some rank's
+// length differed from its own, which the word then holds.
+const rejectBit = 1 << 62
+
+// CellHead is how many bytes of a block a cell holds before its extension: a
+// reduction's kernel may run on the two parts apart when its unit divides it.
+const CellHead = cellHead
+
+// ReducePut is a non-root's part of the next Reduce, to root: its contribution b in
+// its cell, or, longer than GatherInline, its length alone, after which it waits for
+// the root's verdict: nil, every rank's length is the root's and the Reduce goes on by
+// other means; a CountError naming the root, whose length differs from b's.
+func (g *Group) ReducePut(b []byte, root int) error {
+	long := len(b) > GatherInline
+	if err := g.GatherPut(b, long, root); err != nil {
+		return err
+	}
+	if !long {
+		return nil
+	}
+	n := g.o.G
+	if err := g.taken(root, n); err != nil {
+		return err
+	}
+	_, lw, _, _ := g.cell(g.rank, n)
+	if w := atomic.LoadUint64(lw); w&rejectBit != 0 {
+		return &CountError{Rank: root, Len: int(w &^ (farBit | rejectBit)), Want: len(b)}
+	}
+	return nil
+}
+
+// ReduceRoot is the root's part of the next Reduce: own is its contribution (acc
+// itself in place), and acc, of own's length, gets the result of k over every rank's,
+// each other rank's read from its cell as it comes; split says whether k may run on a
+// cell's head and extension apart (else the block is first copied into tmp). tmp
+// holds at least 2*GatherInline bytes. When own is longer than GatherInline the cells
+// hold lengths only, which are compared, and acc is left to the caller's other way. A
+// length that differs from own's is a CountError (the highest such rank's), reported
+// once every cell was read and each long one rejected.
+func (g *Group) ReduceRoot(own, acc []byte, k Kernel, split bool, tmp []byte) error {
+	n, err := g.GatherBegin()
+	if err != nil {
+		return err
+	}
+	total := len(own)
+	long := total > GatherInline
+	var first error
+	if len(acc) != total {
+		first = fmt.Errorf("reduction: len(recv) %d != len(send) %d", len(acc), total)
+	} else if !long && g.rank != g.size-1 && total > 0 && same(own, acc) {
+		copy(tmp[:total], own)
+		own = tmp[:total]
+	}
+	for j := g.size - 1; j >= 0; j-- {
+		top := j == g.size-1
+		if j == g.rank {
+			if first == nil && !long && total > 0 {
+				if top {
+					if !same(own, acc) {
+						copy(acc, own)
+					}
+				} else {
+					k(acc, own)
+				}
+			}
+			continue
+		}
+		seq, lw, head, ext := g.cell(j, n)
+		if atomic.LoadUint64(seq) < n {
+			if err := g.waitAt(j, seq, n); err != nil {
+				return err
+			}
+		}
+		w := atomic.LoadUint64(lw)
+		if m := int(w &^ farBit); m != total || (w&farBit != 0) != long {
+			if first == nil {
+				first = &CountError{Rank: j, Len: m, Want: total}
+			}
+			continue
+		}
+		if first != nil || long || total == 0 {
+			continue
+		}
+		switch {
+		case top:
+			cellGet(acc, head, ext, total)
+		case split:
+			h := min(total, cellHead)
+			k(acc[:h], head[:h])
+			if total > h {
+				k(acc[h:], ext[:total-h])
+			}
+		default:
+			x := tmp[GatherInline : GatherInline+total]
+			cellGet(x, head, ext, total)
+			k(acc, x)
+		}
+	}
+	if first != nil {
+		for j := 0; j < g.size; j++ {
+			if j == g.rank {
+				continue
+			}
+			_, lw, _, _ := g.cell(j, n)
+			if w := atomic.LoadUint64(lw); w&farBit != 0 {
+				atomic.StoreUint64(lw, farBit|rejectBit|uint64(total))
+			}
+		}
+	}
+	g.GatherEnd(n)
+	return first
+}
+
+// same reports whether a and b are the same bytes.
+func same(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

@@ -188,3 +188,84 @@ func TestGatherNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per Gather and Allgather, want 0", a)
 	}
 }
+
+// TestReduceCellsVerdict: Reduces through the cells of lengths on both sides of
+// GatherInline, in MPI's order (a non-commutative kernel), and erroneous ones where
+// one rank's length differs: the root reports that rank's CountError, every rank whose
+// contribution went alone hears the root's verdict (a CountError naming the root)
+// instead of going on, and the group stays in step for the next Reduce.
+func TestReduceCellsVerdict(t *testing.T) {
+	// in ⊕ inout on bytes: 3*in + inout mod 256 is not commutative, and MPI's order
+	// (x0 ⊕ (x1 ⊕ (... ⊕ x(n-1)))) gives one result.
+	k := func(inout, in []byte) {
+		for i := range inout {
+			inout[i] = 3*in[i] + inout[i]
+		}
+	}
+	for n := 1; n <= 4; n++ {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			l := small
+			l.Ranks = n
+			group(t, l, Options{}, func(g *Group) error {
+				tmp := make([]byte, 2*GatherInline)
+				for it := 0; it < 3*GatherCells; it++ {
+					root := it % n
+					m := []int{0, 5, cellHead, cellHead + 9, GatherInline, GatherInline + 1, 3000}[it%7]
+					odd, other := -1, m
+					if it%4 == 3 && n > 1 {
+						odd = (it / 4) % n
+						other = []int{m + 1, GatherInline + 1, GatherInline - 1, 0}[(it/4)%4]
+						if other == m {
+							odd = -1
+						}
+					}
+					mine := make([]byte, m)
+					if g.Rank() == odd {
+						mine = make([]byte, other)
+					}
+					fill(mine, g.Rank(), it)
+					var err error
+					if g.Rank() != root {
+						err = g.ReducePut(mine, root)
+					} else {
+						acc := make([]byte, len(mine))
+						err = g.ReduceRoot(mine, acc, k, it%2 == 0, tmp)
+						if err == nil && len(mine) <= GatherInline {
+							want := make([]byte, len(mine))
+							x := make([]byte, len(mine))
+							for j := n - 1; j >= 0; j-- {
+								fill(x, j, it)
+								if j == n-1 {
+									copy(want, x)
+								} else {
+									k(want, x)
+								}
+							}
+							if !bytes.Equal(acc, want) {
+								return fmt.Errorf("reduce %d of %d bytes: %x, want %x", it, m, acc, want)
+							}
+						}
+					}
+					var ce *CountError
+					long := len(mine) > GatherInline
+					switch {
+					case odd < 0 && err != nil:
+						return fmt.Errorf("reduce %d of %d bytes: %v", it, m, err)
+					case odd >= 0 && g.Rank() == root && !errors.As(err, &ce):
+						return fmt.Errorf("reduce %d: rank %d passes %d bytes, the others %d: root's error %v, want a CountError", it, odd, other, m, err)
+					case odd >= 0 && g.Rank() != root && long && !errors.As(err, &ce):
+						return fmt.Errorf("reduce %d: rank %d passes %d bytes, the others %d: error %v where the root's verdict is a CountError", it, odd, other, m, err)
+					case odd >= 0 && g.Rank() != root && !long && err != nil:
+						return fmt.Errorf("reduce %d: a contribution in a cell: %v", it, err)
+					}
+					if it%5 == 0 {
+						if err := g.Barrier(); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
