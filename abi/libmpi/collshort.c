@@ -436,7 +436,6 @@ static inline char *cell_ext(const mpigo_coll *d, int r, uint64_t g) {
 #define MPIGO_CELL_HEAD (MPIGO_R_CELL - 16)
 
 #define MPIGO_FAR ((uint64_t)1 << 63)
-#define MPIGO_REJECT ((uint64_t)1 << 62) /* in a far cell's length word: the root's verdict */
 
 /* slot_of is rank r's reduction slot of bank b. */
 static inline char *slot_of(const mpigo_coll *d, int b, int r) {
@@ -614,8 +613,8 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
  * and leaves; the root combines every rank's from the highest down (in MPI's order, as
  * the Go way does), its kernels on a cell's head and extension apart (their elements
  * divide the head). A length that differs is reported once every cell was read; a
- * cell of a longer contribution (erroneous here: the root's fits) is rejected first,
- * so that its rank, which waits for the root's verdict, does not go on. */
+ * cell of a longer contribution (erroneous here: the root's fits) leaves the call to
+ * the Go way, before anything was taken, which follows it or rejects it. */
 static inline __attribute__((always_inline)) int short_reduce(const void *sbuf, void *rbuf, int64_t count,
                                                               MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                                                               int big) {
@@ -643,6 +642,17 @@ static inline __attribute__((always_inline)) int short_reduce(const void *sbuf, 
         own = keep;
     }
     mpigo_own *o = d->own;
+    /* Every cell first: one whose contribution went alone (erroneous, this root's
+     * fits) leaves the whole call to Go, which follows or rejects it. */
+    for (int j = 0; j < d->size; j++) {
+        if (j == d->rank) continue;
+        char *c = cell(d, j, o->g + 1);
+        if (load((uint64_t *)c) < o->g + 1) {
+            int rc = wait_for(d, cc, comm, j, (uint64_t *)c, o->g + 1, NULL, 0);
+            if (rc != 0) return rc;
+        }
+        if (*(uint64_t *)(c + 8) & MPIGO_FAR) return -1;
+    }
     uint64_t g = ++o->g;
     o->roots[g % MPIGO_R_CELLS] = (uint16_t)d->rank;
     int bad = -1;
@@ -658,13 +668,9 @@ static inline __attribute__((always_inline)) int short_reduce(const void *sbuf, 
             continue;
         }
         char *c = cell(d, j, g);
-        if (load((uint64_t *)c) < g) {
-            int rc = wait_for(d, cc, comm, j, (uint64_t *)c, g, NULL, 0);
-            if (rc != 0) return rc;
-        }
         uint64_t w = *(uint64_t *)(c + 8);
         if (w != (uint64_t)n) {
-            if (bad < 0) bad = j, badn = (int64_t)(w & ~MPIGO_FAR);
+            if (bad < 0) bad = j, badn = (int64_t)w;
             continue;
         }
         if (bad >= 0 || n == 0) continue;
@@ -674,13 +680,6 @@ static inline __attribute__((always_inline)) int short_reduce(const void *sbuf, 
         } else {
             combine(kind, bit, (char *)rbuf, c + 16, head / size);
             if (n > head) combine(kind, bit, (char *)rbuf + head, cell_ext(d, j, g), (n - head) / size);
-        }
-    }
-    if (bad >= 0) {
-        for (int j = 0; j < d->size; j++) {
-            uint64_t *lw = (uint64_t *)(cell(d, j, g) + 8);
-            if (j != d->rank && (load(lw) & MPIGO_FAR))
-                __atomic_store_n(lw, MPIGO_FAR | MPIGO_REJECT | (uint64_t)n, __ATOMIC_RELAXED);
         }
     }
     raise_(d, flag(d, d->rank, MPIGO_R_TAKEN), g);

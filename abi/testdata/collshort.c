@@ -522,9 +522,10 @@ static int64_t rval(int q, int it, int i) { return (q * 7 + it * 3 + i * 11) % 5
  * op the C way has, from rotating roots: in C, over the cells' heads and extensions,
  * in place at the root, the _c form; Go's Reduces between them on the same cells
  * (MPI_MAX, a derived type, longer than a cell); non-roots that leave before their
- * root calls; counts that differ (erroneous): MPI_ERR_COUNT at the root (in C), at a
- * rank whose longer contribution waited for the root's verdict (Go), or at a longer
- * root (Go); the group in step after each. */
+ * root calls; counts that differ (erroneous): MPI_ERR_COUNT at the root (in C, or in
+ * Go where a rank's contribution is longer than a cell), at a rank whose longer
+ * contribution waited for the root's verdict (3 ranks or more); the group in step
+ * after each. */
 static void reduces(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -616,9 +617,13 @@ static void reduces(MPI_Comm comm, const char *name) {
         if (c == 2) count = rank == 0 ? 300 : 1;
         int rc = MPI_Reduce(a, r, count, MPI_INT64_T, MPI_SUM, 0, comm);
         MPI_Error_class(rc, &cls);
-        int long_ = count > 254;
-        CHECK(rank == 0 || long_ ? cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE) || (!cway && cls == MPI_SUCCESS && rank != 0)
-                                 : cls == MPI_SUCCESS || !cway,
+        /* The root reports it; a non-root whose contribution fits a cell has left; a
+         * longer one waits for the root's verdict on 3 ranks or more, and on 2 goes on
+         * (the root follows it). */
+        int long_ = count > 254, err = cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE);
+        CHECK(rank == 0 ? err
+              : long_   ? err || ((size == 2 || !cway) && cls == MPI_SUCCESS)
+                        : cls == MPI_SUCCESS || !cway,
               "%s: Reduce of other counts (%d, this rank %d): class %d", name, c, count, cls);
         int64_t one = 1, t = 0;
         OK(MPI_Allreduce(&one, &t, 1, MPI_INT64_T, MPI_SUM, comm));

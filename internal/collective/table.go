@@ -418,11 +418,12 @@ func schedBcastLen(c *comm, op string, buf *Vec, root, n int) error {
 // nodeReduce: every rank of a Reduce takes the region's cells whatever its length
 // (shmcoll's ReducePut and ReduceRoot): a contribution that fits a cell is combined
 // from there by the root, and the non-roots leave, as after an eager send; a longer
-// one publishes its length, and once the root has found every length its own, the
-// ranks take the op way below the limit or the schedules beyond it. A rank whose
-// length differs (erroneous) is reported by the root, and the root's verdict by every
-// rank that was to go on, so that none waits for a peer on a way it did not take.
-// coll_check compares the calls before any of this.
+// one publishes its length, and the ranks take the op way below the limit or the
+// schedules beyond it, once it is sure that all do (on two ranks the root follows its
+// peer's length, with its own buffers; on more the root's verdict says so). A rank
+// whose length differs (erroneous) is reported by the root, or by the way both took,
+// and no rank waits for a peer on a way it did not take. coll_check compares the calls
+// before any of this.
 func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	if err := c.nodeErr(op); err != nil {
 		return err
@@ -439,7 +440,7 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 			return schedReduce(c, op, send, recv, r, root)
 		}
 	}
-	n := len(s.B)
+	n, way := len(s.B), len(s.B) // way: the length whose way the call goes on by
 	if c.rank != root {
 		if err := g.ReducePut(s.B, root); err != nil {
 			return nodeCountErr(c, g, op, err, s.Esz, nil)
@@ -449,20 +450,32 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 			c.node.red = make([]byte, 2*shmcoll.GatherInline)
 		}
 		split := !r.User && shmcoll.CellHead%r.unit(s.Esz) == 0
-		if err := g.ReduceRoot(s.B, recv.B, r.K.Fn, split, c.node.red); err != nil {
+		follow, err := g.ReduceRoot(s.B, recv.B, r.K.Fn, split, c.node.red)
+		if err != nil {
 			return nodeCountErr(c, g, op, err, s.Esz, nil)
 		}
-	}
-	if n <= shmcoll.GatherInline {
-		if c.rank != root {
-			c.node.sentTo(root, n)
+		if follow < 0 {
+			return nil
 		}
+		way = follow
+	}
+	if way <= shmcoll.GatherInline {
+		c.node.sentTo(root, n)
 		return nil
 	}
-	if int64(n) > reduceLimit(c, r) {
+	limit := reduceLimit(c, r)
+	var err error
+	switch {
+	case int64(way) > limit:
 		return schedReduce(c, op, send, recv, r, root)
+	case int64(n) > limit:
+		// The root's own contribution is beyond the limit, its peer's not (erroneous):
+		// the op without data, which compares the lengths.
+		err = g.Elsewhere(n)
+	default:
+		err = g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root)
 	}
-	if err := g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root); err != nil {
+	if err != nil {
 		return nodeCountErr(c, g, op, err, s.Esz, nil)
 	}
 	if c.rank != root {

@@ -224,12 +224,14 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 // goes into its cell and the rank leaves; the root combines the cells as they come,
 // from the highest rank down, in MPI's order (inout = in ⊕ inout, in from the lower
 // ranks), as the op way does. A longer contribution goes by other means (the
-// caller's: the reductions' ops, or the schedules), which every rank may take only
-// once all lengths agree: its rank publishes the length alone (farBit) and waits
-// until the root has taken the Reduce; the root, having read every cell, marks each
-// such cell rejected (rejectBit, with its own length) where some rank's length
-// differed from its own (erroneous), so that no rank goes on to a way the others do
-// not take.
+// caller's: the reductions' ops, or the schedules), and its rank publishes the length
+// alone (farBit). Every rank must take the other means or none, whatever its length
+// (an erroneous call's ranks may pass different ones). On two ranks the root follows
+// its one peer: a far cell makes it take the other means with its own buffers, which
+// find a length that differs. On more, a rank whose contribution went alone waits
+// until the root has taken the Reduce: the root, having read every cell, marks each
+// such cell rejected (rejectBit, with its own length) where some rank's length differed
+// from its own, so that no rank goes on to a way the others do not take.
 
 // rejectBit in a far cell's length word: the root of its Reduce found that some rank's
 // length differed from its own, which the word then holds.
@@ -240,15 +242,16 @@ const rejectBit = 1 << 62
 const CellHead = cellHead
 
 // ReducePut is a non-root's part of the next Reduce, to root: its contribution b in
-// its cell, or, longer than GatherInline, its length alone, after which it waits for
-// the root's verdict: nil, every rank's length is the root's and the Reduce goes on by
-// other means; a CountError naming the root, whose length differs from b's.
+// its cell, or, longer than GatherInline, its length alone, after which the Reduce goes
+// on by other means; on more than two ranks it first waits for the root's verdict:
+// nil, every rank's length is the root's; a CountError naming the root, whose length
+// differs from b's.
 func (g *Group) ReducePut(b []byte, root int) error {
 	long := len(b) > GatherInline
 	if err := g.GatherPut(b, long, root); err != nil {
 		return err
 	}
-	if !long {
+	if !long || g.size == 2 {
 		return nil
 	}
 	n := g.o.G
@@ -267,10 +270,39 @@ func (g *Group) ReducePut(b []byte, root int) error {
 // each other rank's read from its cell as it comes; split says whether k may run on a
 // cell's head and extension apart (else the block is first copied into tmp). tmp
 // holds at least 2*GatherInline bytes. When own is longer than GatherInline the cells
-// hold lengths only, which are compared, and acc is left to the caller's other way. A
-// length that differs from own's is a CountError (the highest such rank's), reported
-// once every cell was read and each long one rejected.
-func (g *Group) ReduceRoot(own, acc []byte, k Kernel, split bool, tmp []byte) error {
+// hold lengths only, which are compared, and acc is left to the caller's other way
+// (follow is len(own)). On two ranks a peer's contribution that went alone makes
+// follow its length: the caller takes that length's way with its own buffers (it
+// reports a length that differs). Otherwise a length that differs from own's is a
+// CountError (the highest such rank's), reported once every cell was read and each
+// long one rejected; follow is -1 where nothing is left to do.
+func (g *Group) ReduceRoot(own, acc []byte, k Kernel, split bool, tmp []byte) (follow int, err error) {
+	if g.size == 2 {
+		j := 1 - g.rank
+		seq, lw, _, _ := g.cell(j, g.o.G+1)
+		if err := g.waitAt(j, seq, g.o.G+1); err != nil {
+			return -1, err
+		}
+		if w := atomic.LoadUint64(lw); w&farBit != 0 {
+			n, err := g.GatherBegin()
+			if err != nil {
+				return -1, err
+			}
+			g.GatherEnd(n)
+			return int(w &^ farBit), nil
+		}
+	}
+	if err := g.reduceRoot(own, acc, k, split, tmp); err != nil {
+		return -1, err
+	}
+	if len(own) > GatherInline {
+		return len(own), nil
+	}
+	return -1, nil
+}
+
+// reduceRoot is ReduceRoot's reading and combining of every cell.
+func (g *Group) reduceRoot(own, acc []byte, k Kernel, split bool, tmp []byte) error {
 	n, err := g.GatherBegin()
 	if err != nil {
 		return err
