@@ -191,9 +191,11 @@ func TestGatherNoAllocs(t *testing.T) {
 
 // TestReduceCellsVerdict: Reduces through the cells of lengths on both sides of
 // GatherInline, in MPI's order (a non-commutative kernel), and erroneous ones where
-// one rank's length differs: the root reports that rank's CountError, every rank whose
-// contribution went alone hears the root's verdict (a CountError naming the root)
-// instead of going on, and the group stays in step for the next Reduce.
+// one rank's length differs: the root reports that rank's CountError, or follows the
+// non-roots' common length (the way it then takes would report it); on three ranks or
+// more every non-root whose contribution went alone finds a non-root that differs (or
+// hears the root's verdict) instead of going on; and the group stays in step for the
+// next Reduce.
 func TestReduceCellsVerdict(t *testing.T) {
 	// in ⊕ inout on bytes: 3*in + inout mod 256 is not commutative, and MPI's order
 	// (x0 ⊕ (x1 ⊕ (... ⊕ x(n-1)))) gives one result.
