@@ -466,6 +466,8 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	limit := reduceLimit(c, r)
 	var err error
 	switch {
+	case int64(way) > limit && way != n:
+		return followSched(c, op, r, root, way, n, s.Esz)
 	case int64(way) > limit:
 		return schedReduce(c, op, send, recv, r, root)
 	case int64(n) > limit:
@@ -482,6 +484,25 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 		c.node.sentTo(root, n)
 	}
 	return nil
+}
+
+// followSched is a Reduce's root whose contribution of n bytes differs from the
+// others' (of way bytes, erroneous), which went on to the schedules: it runs them
+// alike on scratch
+// buffers of their length (each rank picks its algorithm by its own length, and one
+// it did not pick would leave them waiting), then reports the difference.
+func followSched(c *comm, op string, r *Red, root, way, n, esz int) error {
+	esz = max(esz, 1)
+	m := way / esz * esz
+	a, b := Vec{B: make([]byte, m), Esz: esz}, Vec{B: make([]byte, m), Esz: esz}
+	if err := schedReduce(c, op, &a, &b, r, root); err != nil {
+		return err
+	}
+	j := 0
+	if root == 0 {
+		j = 1
+	}
+	return countErr(op, &shmcoll.CountError{Rank: j, Len: way, Want: n}, esz)
 }
 
 // nodeAllreduceEntry: every rank takes the region whatever its own length (an

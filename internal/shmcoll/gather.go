@@ -226,12 +226,15 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 // ranks), as the op way does. A longer contribution goes by other means (the
 // caller's: the reductions' ops, or the schedules), and its rank publishes the length
 // alone (farBit). Every rank must take the other means or none, whatever its length
-// (an erroneous call's ranks may pass different ones). On two ranks the root follows
-// its one peer: a far cell makes it take the other means with its own buffers, which
-// find a length that differs. On more, a rank whose contribution went alone waits
-// until the root has taken the Reduce: the root, having read every cell, marks each
-// such cell rejected (rejectBit, with its own length) where some rank's length differed
-// from its own, so that no rank goes on to a way the others do not take.
+// (an erroneous call's ranks may pass different ones). The rule: they all do when
+// every non-root's contribution went alone with one length, and the root then follows
+// that length's way with its own buffers, which finds its own length if it differs.
+// A non-root that went alone reads the other non-roots' cells to know: it goes on when
+// all agree with it, and stops with a CountError when one does not (the root sees it
+// too). A peer's cell is safe to read only while the root has not taken the Reduce
+// (after, the peer may reuse it); where the root has, the non-root takes the root's
+// verdict instead: the root, where the non-roots did not agree, marks each cell that
+// went alone rejected (rejectBit, with its own length) before raising its taken word.
 
 // rejectBit in a far cell's length word: the root of its Reduce found that some rank's
 // length differed from its own, which the word then holds.
@@ -242,25 +245,54 @@ const rejectBit = 1 << 62
 const CellHead = cellHead
 
 // ReducePut is a non-root's part of the next Reduce, to root: its contribution b in
-// its cell, or, longer than GatherInline, its length alone, after which the Reduce goes
-// on by other means; on more than two ranks it first waits for the root's verdict:
-// nil, every rank's length is the root's; a CountError naming the root, whose length
-// differs from b's.
+// its cell, or, longer than GatherInline, its length alone, after which it learns
+// whether the Reduce goes on by other means (agree): nil, every other non-root's
+// contribution went alone with b's length; a CountError naming a rank that differs.
 func (g *Group) ReducePut(b []byte, root int) error {
 	long := len(b) > GatherInline
 	if err := g.GatherPut(b, long, root); err != nil {
 		return err
 	}
-	if !long || g.size == 2 {
+	if !long {
 		return nil
 	}
+	return g.agree(len(b), root)
+}
+
+// agree is ReducePut's look at the other non-roots' cells of this rank's last Reduce,
+// whose contribution of total bytes went alone, or at the root's verdict.
+func (g *Group) agree(total, root int) error {
 	n := g.o.G
+	taken := g.flag(root, fTaken)
+	verdict := false
+	for j := 0; j < g.size; j++ {
+		if j == g.rank || j == root {
+			continue
+		}
+		seq, lw, _, _ := g.cell(j, n)
+		if err := g.waitAt(j, seq, n); err != nil {
+			return err
+		}
+		s, w := atomic.LoadUint64(seq), atomic.LoadUint64(lw)
+		// The root not having taken the Reduce after the length was read, j had not
+		// reused its cell when it was (it waits for that first).
+		if s != n || atomic.LoadUint64(taken) >= n {
+			verdict = true
+			continue
+		}
+		if w&farBit == 0 || int(w&^farBit) != total {
+			return &CountError{Rank: j, Len: int(w &^ farBit), Want: total}
+		}
+	}
+	if !verdict {
+		return nil
+	}
 	if err := g.taken(root, n); err != nil {
 		return err
 	}
 	_, lw, _, _ := g.cell(g.rank, n)
 	if w := atomic.LoadUint64(lw); w&rejectBit != 0 {
-		return &CountError{Rank: root, Len: int(w &^ (farBit | rejectBit)), Want: len(b)}
+		return &CountError{Rank: root, Len: int(w &^ (farBit | rejectBit)), Want: total}
 	}
 	return nil
 }
@@ -269,28 +301,41 @@ func (g *Group) ReducePut(b []byte, root int) error {
 // itself in place), and acc, of own's length, gets the result of k over every rank's,
 // each other rank's read from its cell as it comes; split says whether k may run on a
 // cell's head and extension apart (else the block is first copied into tmp). tmp
-// holds at least 2*GatherInline bytes. When own is longer than GatherInline the cells
-// hold lengths only, which are compared, and acc is left to the caller's other way
-// (follow is len(own)). On two ranks a peer's contribution that went alone makes
-// follow its length: the caller takes that length's way with its own buffers (it
-// reports a length that differs). Otherwise a length that differs from own's is a
+// holds at least 2*GatherInline bytes. Where every non-root's contribution went alone
+// with one length, follow is that length: the caller takes its way with its own
+// buffers (which reports its own length if it differs); a root alone follows its own
+// when it is longer than a cell. Otherwise a length that differs from own's is a
 // CountError (the highest such rank's), reported once every cell was read and each
 // long one rejected; follow is -1 where nothing is left to do.
 func (g *Group) ReduceRoot(own, acc []byte, k Kernel, split bool, tmp []byte) (follow int, err error) {
-	if g.size == 2 {
-		j := 1 - g.rank
-		seq, lw, _, _ := g.cell(j, g.o.G+1)
-		if err := g.waitAt(j, seq, g.o.G+1); err != nil {
+	if g.err != nil {
+		return -1, g.err
+	}
+	n, l, far, agree := g.o.G+1, -1, false, true
+	for j := 0; j < g.size; j++ {
+		if j == g.rank {
+			continue
+		}
+		seq, lw, _, _ := g.cell(j, n)
+		if err := g.waitAt(j, seq, n); err != nil {
 			return -1, err
 		}
-		if w := atomic.LoadUint64(lw); w&farBit != 0 {
-			n, err := g.GatherBegin()
-			if err != nil {
-				return -1, err
-			}
-			g.GatherEnd(n)
-			return int(w &^ farBit), nil
+		w := atomic.LoadUint64(lw)
+		switch m := int(w &^ farBit); {
+		case w&farBit == 0:
+			agree = false
+		case l < 0:
+			far, l = true, m
+		case m != l:
+			agree = false
 		}
+	}
+	if far && agree {
+		if _, err := g.GatherBegin(); err != nil {
+			return -1, err
+		}
+		g.GatherEnd(n)
+		return l, nil
 	}
 	if err := g.reduceRoot(own, acc, k, split, tmp); err != nil {
 		return -1, err
