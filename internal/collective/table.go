@@ -471,8 +471,8 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 	case int64(way) > limit:
 		return schedReduce(c, op, send, recv, r, root)
 	case int64(n) > limit:
-		// The root's own contribution is beyond the limit, its peer's not (erroneous):
-		// the op without data, which compares the lengths.
+		// The root's own contribution is beyond the limit, the others' not
+		// (erroneous): the op without data, which compares the lengths.
 		err = g.Elsewhere(n)
 	default:
 		err = g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root)
@@ -488,9 +488,9 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 
 // followSched is a Reduce's root whose contribution of n bytes differs from the
 // others' (of way bytes, erroneous), which went on to the schedules: it runs them
-// alike on scratch
-// buffers of their length (each rank picks its algorithm by its own length, and one
-// it did not pick would leave them waiting), then reports the difference.
+// alike on scratch buffers of their length (each rank picks its algorithm by its own
+// length, and one it did not pick would leave them waiting), then reports the
+// difference.
 func followSched(c *comm, op string, r *Red, root, way, n, esz int) error {
 	esz = max(esz, 1)
 	m := way / esz * esz
