@@ -199,7 +199,7 @@ func reduction[T Elem](p *mpir.Coll, send, recv []T, op Op) mpir.CollArgs {
 func Gather[T Elem](c *Comm, send, recv []T, root int) error {
 	if c.special() {
 		a := blocks(send, recv, root)
-		return c.coll(collOf(mpir.CollGather, mpir.Blocking), &a)
+		return c.coll(pGather, &a)
 	}
 	var s, rv collective.Vec
 	setVec(&s, send)
@@ -258,7 +258,7 @@ func scatterv[T Elem](c *Comm, send []T, counts, displs []int, recv []T, root in
 func Allgather[T Elem](c *Comm, send, recv []T) error {
 	if c.special() {
 		a := blocks(send, recv, 0)
-		return c.coll(collOf(mpir.CollAllgather, mpir.Blocking), &a)
+		return c.coll(pAllgather, &a)
 	}
 	var s, rv collective.Vec
 	setVec(&s, send)

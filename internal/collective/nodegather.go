@@ -254,13 +254,14 @@ func blockErr(op string, j, n, want int) error {
 		"(MPI requires the type signatures of the two sides to match)", j, n, want)
 }
 
-// nodeAllgatherEntry is Allgather or (v) Allgatherv on the node path; done
-// false: the schedules run the call (as nodeGatherEntry), and err, if any, is an
-// earlier Bcast's truncation found on the way (shmcoll's Put), to report after them. Where a block is too long
-// for the region, every rank takes the op without data (far) and goes on to the
-// schedules without waiting; a rank whose blocks fit (its counts differ: erroneous)
-// takes every rank's block, finds the far one, and joins the schedules too, which
-// compare the lengths, so that no rank waits for another on a way it did not take.
+// nodeAllgatherEntry is Allgather or (v) Allgatherv on the node path; done false:
+// the schedules run the call (as nodeGatherEntry), and err, if any, is an earlier
+// Bcast's truncation found on the way (shmcoll's Put), to report after them. Where a
+// block is too long for the region, every rank takes the op without data (far) and
+// goes on to the schedules without waiting; a rank whose blocks fit (its counts
+// differ: erroneous) takes every rank's block, finds the far one, and joins the
+// schedules too, which compare the lengths, so that no rank waits for another on a
+// way it did not take.
 func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, v bool) (done bool, err error) {
 	if c.node.joined {
 		// The C library's Allgather took this call's op and found a far rank.
