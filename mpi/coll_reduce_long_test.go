@@ -41,7 +41,9 @@ func reduceLongRound(t *testing.T, w *mpi.Comm, it, m, root, rank, size int, exa
 	inPlace := rank == root && it%2 == 1
 	what := fmt.Sprintf("round %d (%d elements, root %d, in place %v)", it, m, root, inPlace)
 	// Values whose sum rounds by the order of its additions.
-	val := func(r, i int) float64 { return (1 + float64((r*13+i*7+it)%31)) / float64(3+r) * 1e-3 * float64(1+(i*r)%1000) }
+	val := func(r, i int) float64 {
+		return (1 + float64((r*13+i*7+it)%31)) / float64(3+r) * 1e-3 * float64(1+(i*r)%1000)
+	}
 	fs, fgot, fwant, fint := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
 	for i := range fs {
 		fs[i] = val(rank, i)
