@@ -53,12 +53,7 @@ func reduceLongRound(t *testing.T, w *mpi.Comm, it, m, root, rank, size int, exa
 		}
 		fwant[i] = acc
 	}
-	if inPlace {
-		copy(fgot, fs)
-		must(t, mpi.Reduce(w, mpi.InPlace[float64](), fgot, mpi.Sum, root))
-	} else {
-		must(t, mpi.Reduce(w, fs, fgot, mpi.Sum, root))
-	}
+	reduceTo(t, w, fs, fgot, mpi.Sum, root, inPlace)
 	if rank == root {
 		for i := range fgot {
 			if exact && fgot[i] != fwant[i] || !exact && !near(fgot[i], fwant[i]) {
@@ -86,7 +81,12 @@ func reduceLongRound(t *testing.T, w *mpi.Comm, it, m, root, rank, size int, exa
 	if rank == root {
 		equal(t, what+": Sum of small integers", got, want)
 	}
-	// A non-commutative op, in rank order.
+	reduceCompose(t, w, what, it, m, root, rank, size, inPlace)
+}
+
+// reduceCompose reduces m elements of a non-commutative op (composeOp) to root and
+// checks MPI's rank order at the root.
+func reduceCompose(t *testing.T, w *mpi.Comm, what string, it, m, root, rank, size int, inPlace bool) {
 	us, ugot, uwant := make([]uint64, m), make([]uint64, m), make([]uint64, m)
 	for i := range us {
 		us[i] = affine(rank, it, i)
@@ -95,14 +95,21 @@ func reduceLongRound(t *testing.T, w *mpi.Comm, it, m, root, rank, size int, exa
 			uwant[i] = compose(affine(j, it, i), uwant[i])
 		}
 	}
-	if inPlace {
-		copy(ugot, us)
-		must(t, mpi.Reduce(w, mpi.InPlace[uint64](), ugot, composeOp, root))
-	} else {
-		must(t, mpi.Reduce(w, us, ugot, composeOp, root))
-	}
+	reduceTo(t, w, us, ugot, composeOp, root, inPlace)
 	if rank == root {
 		equal(t, what+": a non-commutative op", ugot, uwant)
+	}
+}
+
+// reduceTo reduces send into got at root with op, in place at the root (got holding
+// its contribution) if inPlace.
+func reduceTo[T mpi.Elem](t *testing.T, w *mpi.Comm, send, got []T, op mpi.Op, root int, inPlace bool) {
+	t.Helper()
+	if inPlace {
+		copy(got, send)
+		must(t, mpi.Reduce(w, mpi.InPlace[T](), got, op, root))
+	} else {
+		must(t, mpi.Reduce(w, send, got, op, root))
 	}
 }
 
