@@ -21,7 +21,7 @@ import (
 // slot boundaries, and every size goes through shared memory.
 var nodeSettings = map[string]string{
 	"coll_shm_chunk": "256", "coll_shm_chunks": "3", "coll_shm_slot": "192",
-	"coll_shm_split": "512", "coll_shm_bcast_max": "1M", "coll_shm_reduce_max": "1M", "coll_shm_bcast_max2": "1M", "coll_shm_reduce_max2": "1M",
+	"coll_shm_split": "512", "coll_shm_bcast_max": "1M", "coll_shm_reduce_max": "1M", "coll_shm_bcast_max2": "1M", "coll_shm_reduce_max2": "1M", "coll_shm_reduce_root_max2": "1M",
 }
 
 // launchOK runs body on n ranks with settings and checks that the node's collectives

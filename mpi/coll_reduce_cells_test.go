@@ -71,12 +71,7 @@ func reduceCellsRound(t *testing.T, w *mpi.Comm, it, rank, size int) {
 			fwant[i] += float64(rval(j, it, i))
 		}
 	}
-	if inPlace {
-		copy(fgot, fs)
-		must(t, mpi.Reduce(w, mpi.InPlace[float64](), fgot, mpi.Sum, root))
-	} else {
-		must(t, mpi.Reduce(w, fs, fgot, mpi.Sum, root))
-	}
+	reduceTo(t, w, fs, fgot, mpi.Sum, root, inPlace)
 	if rank == root {
 		equal(t, what+": Sum of float64", fgot, fwant)
 	}
@@ -120,22 +115,5 @@ func reduceCellsRound(t *testing.T, w *mpi.Comm, it, rank, size int) {
 			}
 		}
 	}
-	// A non-commutative op, in rank order.
-	us, ugot, uwant := make([]uint64, m), make([]uint64, m), make([]uint64, m)
-	for i := range us {
-		us[i] = affine(rank, it, i)
-		uwant[i] = affine(size-1, it, i)
-		for j := size - 2; j >= 0; j-- {
-			uwant[i] = compose(affine(j, it, i), uwant[i])
-		}
-	}
-	if inPlace {
-		copy(ugot, us)
-		must(t, mpi.Reduce(w, mpi.InPlace[uint64](), ugot, composeOp, root))
-	} else {
-		must(t, mpi.Reduce(w, us, ugot, composeOp, root))
-	}
-	if rank == root {
-		equal(t, what+": a non-commutative op", ugot, uwant)
-	}
+	reduceCompose(t, w, what, it, m, root, rank, size, inPlace)
 }

@@ -43,9 +43,13 @@ var (
 	setShmReduceMax = config.Size("coll_shm_reduce_max", 1<<20,
 		"largest Reduce or Allreduce (bytes) on 3 or more ranks that goes through node shared memory").Same()
 	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", shmReduceMax2(),
-		"largest Reduce or Allreduce (bytes) on 2 ranks that goes through node shared memory (beyond, the "+
+		"largest Allreduce (bytes) on 2 ranks that goes through node shared memory (beyond, the "+
 			"point-to-point schedule is faster): 8 KiB on CPUs whose cores are grouped in complexes with a cache each "+
 			"(AMD's), 16 KiB elsewhere").Same()
+	setShmRootMax2 = config.Size("coll_shm_reduce_root_max2", shmRootMax2(),
+		"largest Reduce (bytes) on 2 ranks that goes through node shared memory (beyond, the point-to-point "+
+			"schedule): 1 MiB where every core shares the last-level cache (Intel's), 8 KiB on CPUs whose cores are "+
+			"grouped in complexes with a cache each (AMD's)").Same()
 	setShmSplit = config.Size("coll_shm_split", 64<<10,
 		"Allreduce (bytes) from which the node shared-memory path splits the reduction among the ranks "+
 			"(each combines a section, all copy the result) instead of each rank combining it all").Same()
@@ -97,6 +101,19 @@ func shmReduceMax2() int64 {
 		return 8 << 10
 	}
 	return 16 << 10
+}
+
+// shmRootMax2 is coll_shm_reduce_root_max2's default. A 2-rank Reduce's root reads
+// its own contribution from its buffer and the other's from its slot, one pass
+// fewer than an Allreduce's ranks make, which keeps the region ahead of the
+// schedule's single message and combine up to 1 MiB on Intel's cores
+// (docs/BENCHMARKS.md, "Two-rank Reduce through the region"). Where the caches
+// are split it was not measured, so it keeps the Allreduce's limit.
+func shmRootMax2() int64 {
+	if ntcopy.SplitCaches {
+		return shmReduceMax2()
+	}
+	return 1 << 20
 }
 
 // nodeColl is a communicator's node-local collective state (collState.node), made on
@@ -228,21 +245,22 @@ func (c *comm) nodeGroup(cl *Call, nbytes int64, limit int64) (*shmcoll.Group, e
 // 2 cores: for two ranks the point-to-point single-copy protocols win sooner).
 // The settings are read once (parsing them on every call would cost more than a short
 // collective).
-var shmLimits = sync.OnceValue(func() [9]int64 {
-	return [9]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
-		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get(), setShmBcastStage.Get()}
+var shmLimits = sync.OnceValue(func() [10]int64 {
+	return [10]int64{setShmBcastMax2.Get(), setShmBcastMax.Get(), setShmReduceMax2.Get(), setShmReduceMax.Get(), setShmSplit.Get(),
+		setShmDirect.Get(), setShmDirectMax.Get(), setShmReduceDirect.Get(), setShmBcastStage.Get(), setShmRootMax2.Get()}
 })
 
 // nodeLimits are the sizes up to which a communicator's blocking collectives take
 // the node's shared memory, fixed when the communicator is made.
 type nodeLimits struct {
 	bcast, reduce int64
-	gather        int64 // the longest block a blocking gather puts in the region (nodegather.go)
-	// userReduce bounds a reduction with a user op, which may treat several elements
-	// as one (the tests' 2x2 matrices of four int64s): its message must fit one slot
-	// and is never cut.
-	userReduce int64
-	split      int64 // Allreduce from which the reduction is split among the ranks
+	rooted        int64 // Reduce's limit, reduce's but on 2 ranks
+	// userReduce and userRooted bound a reduction with a user op, which may treat
+	// several elements as one (the tests' 2x2 matrices of four int64s): its message
+	// must fit one slot and is never cut.
+	userReduce, userRooted int64
+	gather                 int64 // the longest block a blocking gather puts in the region (nodegather.go)
+	split                  int64 // Allreduce from which the reduction is split among the ranks
 	// A split Allreduce of at least readSplit bytes (0: none) chooses by timing between
 	// the slots and reading the others' contributions from their buffers, where every
 	// rank can, up to readTimed bytes (0: any); a longer one reads untimed. readTimed
@@ -267,16 +285,16 @@ type nodeLimits struct {
 
 func limitsFor(size int) nodeLimits {
 	l := shmLimits()
-	lim := nodeLimits{bcast: l[1], reduce: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}
+	lim := nodeLimits{bcast: l[1], reduce: l[3], rooted: l[3], split: l[4], direct: l[5], directMax: l[6], readSplit: l[7]}
 	if size == 2 {
-		lim.bcast, lim.reduce, lim.direct, lim.readSplit = l[0], l[2], 0, 0
+		lim.bcast, lim.reduce, lim.rooted, lim.direct, lim.readSplit = l[0], l[2], l[9], 0, 0
 		t, err := coll.Tune()
 		lim.pair = err == nil && (t.Bcast == coll.Auto || t.Bcast == coll.Binomial)
 	}
-	lim.userReduce = lim.reduce
+	lim.userReduce, lim.userRooted = lim.reduce, lim.rooted
 	lim.gather = gatherMax()
 	if lay, err := nodeLayout(size); err == nil {
-		lim.userReduce = min(lim.reduce, int64(lay.Slot))
+		lim.userReduce, lim.userRooted = min(lim.reduce, int64(lay.Slot)), min(lim.rooted, int64(lay.Slot))
 		lim.gather = min(lim.gather, int64(lay.Slot))
 		lim.readTimed = 2 * int64(lay.Slot)
 		if k := l[8]; k > 0 && int64(size) >= k && size > 2 {
@@ -286,12 +304,20 @@ func limitsFor(size int) nodeLimits {
 	return lim
 }
 
-// reduceLimit is the largest reduction with r on c that goes through shared memory.
+// reduceLimit is the largest Allreduce with r on c that goes through shared memory.
 func reduceLimit(c *comm, r *Red) int64 {
 	if r.User {
 		return c.node.lim.userReduce
 	}
 	return c.node.lim.reduce
+}
+
+// rootedLimit is the largest Reduce with r on c that goes through shared memory.
+func rootedLimit(c *comm, r *Red) int64 {
+	if r.User {
+		return c.node.lim.userRooted
+	}
+	return c.node.lim.rooted
 }
 
 // nodeAllreduce runs an Allreduce of len(send) bytes with op on g; a long one with a

@@ -165,7 +165,7 @@ func Table(cc *core.Comm) string {
 	if p == PathNode || p == PathHier {
 		l := c.node.lim
 		if c.size == 2 {
-			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce/Allreduce %d B; beyond, schedules\n", l.bcast, l.reduce)
+			fmt.Fprintf(&b, "  node shared memory up to: Bcast %d B, Reduce %d B, Allreduce %d B; beyond, schedules\n", l.bcast, l.rooted, l.reduce)
 			if l.pair && p == PathNode {
 				b.WriteString("  a Bcast beyond that: its length announced there, then the root's message alone\n")
 			}
@@ -463,7 +463,7 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 		c.node.sentTo(root, n)
 		return nil
 	}
-	limit := reduceLimit(c, r)
+	limit := rootedLimit(c, r)
 	var err error
 	switch {
 	case int64(way) > limit && way != n:
@@ -475,7 +475,7 @@ func nodeReduce(c *comm, op string, send, recv *Vec, r *Red, root int) error {
 		// (erroneous): the op without data, which compares the lengths.
 		err = g.Elsewhere(n)
 	default:
-		err = g.Reduce(s.B, recv.B, s.Esz, r.K.Fn, root)
+		err = g.Reduce(s.B, recv.B, r.unit(s.Esz), r.K.Fn, r.K.Commute, root)
 	}
 	if err != nil {
 		return nodeCountErr(c, g, op, err, s.Esz, nil)

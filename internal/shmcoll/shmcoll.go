@@ -52,7 +52,8 @@
 // root returns once every ack is at that chunk. Reduce and Allreduce: each rank copies
 // its contribution into its slot of bank s mod 2 and raises arrive; then the root (Reduce) or every rank
 // (Allreduce) combines the slots in rank order (so non-commutative ops are right, and
-// every rank of an Allreduce gets the same bits). A message longer than a slot goes
+// every rank of an Allreduce gets the same bits). A Reduce's root takes its own
+// contribution from its buffer instead of its slot. A message longer than a slot goes
 // in pieces, one op each. Bank s mod 2 was last read in op s-2, so a rank writes its
 // slot only once every arrive ≥ s-1. Before arrive = s a reducing rank writes the
 // reduction's total length beside it (bank s mod 2), and whoever combines compares
@@ -1377,7 +1378,7 @@ func (g *Group) Allreduce(send, recv []byte, esize int, k Kernel) error {
 	if g.o.Owed != 0 {
 		return after(g.Settle(), g.Allreduce(send, recv, esize, k))
 	}
-	return g.reduce(send, recv, esize, k, -1)
+	return g.reduce(send, recv, esize, k, false, -1)
 }
 
 // AllreduceSplit is Allreduce for long messages: after the contributions are in,
@@ -1780,9 +1781,65 @@ func (g *Group) contribute(b []byte, small bool, total int) (uint64, error) {
 	} else {
 		ntcopy.Move(g.slot(s, g.rank), b)
 	}
+	g.arrive(s, total)
+	return s, nil
+}
+
+// arrive publishes total (the whole reduction's length) beside op s's arrive flag,
+// then raises it.
+func (g *Group) arrive(s uint64, total int) {
 	*g.lenWord(g.rank, s) = uint64(total)
 	g.raise(fArrive, s)
-	return s, nil
+}
+
+// rootPiece is a Reduce's root on one piece of more than inlineMax bytes (own, its
+// contribution, into acc). The others' slots are combined into acc from the highest
+// rank down, as every reduction of the region does, but the root's own part is read
+// from its buffer, not copied into its slot first (nothing else reads a Reduce's
+// root's slot). Where the order allows, the root copies its part into acc before it
+// waits for the others, which takes that copy off the call's critical path: on the
+// highest rank, whose part the order starts from, and for a commutative op on the
+// next one down too (x[n-2] op x[n-1] and x[n-1] op x[n-2] are the same values then,
+// and so is all that follows). In place, a root that starts from another rank's slot
+// would overwrite its part before combining it, so that one is copied to its slot.
+func (g *Group) rootPiece(own, acc []byte, k Kernel, commute bool, total int) error {
+	last := g.size - 1
+	early := g.rank == last || commute && g.rank == last-1
+	alias := &own[0] == &acc[0]
+	s, err := g.nextBank()
+	if err != nil {
+		return err
+	}
+	if alias && !early {
+		mine := g.slot(s, g.rank)[:len(own)]
+		ntcopy.Move(mine, own)
+		own = mine
+	}
+	g.arrive(s, total)
+	if early && !alias {
+		ntcopy.Move(acc, own)
+	}
+	if err := g.waitAllLen(s, total); err != nil {
+		return err
+	}
+	m := len(acc)
+	if early {
+		for j := last; j >= 0; j-- {
+			if j != g.rank {
+				k(acc, g.slot(s, j)[:m])
+			}
+		}
+		return nil
+	}
+	ntcopy.Move(acc, g.slot(s, last)[:m])
+	for j := last - 1; j >= 0; j-- {
+		in := own
+		if j != g.rank {
+			in = g.slot(s, j)[:m]
+		}
+		k(acc, in)
+	}
+	return nil
 }
 
 // inlineTag is the low byte of an inline line's sequence word, s<<8 | tag: a
@@ -1935,14 +1992,17 @@ func (g *Group) reduceArgs(send, recv []byte, esize int, want bool) error {
 }
 
 // Reduce is Allreduce with the result in root's recv only (recv is ignored elsewhere).
-func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, root int) error {
+// commute says k's operands may be swapped (the op is commutative), which lets the
+// root start from its own contribution in more places (rootPiece). At the root send
+// may be recv itself (in place).
+func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, commute bool, root int) error {
 	if root < 0 || root >= g.size {
 		return fmt.Errorf("Reduce: root %d out of range [0, %d)", root, g.size)
 	}
 	if g.o.Owed != 0 {
-		return after(g.Settle(), g.Reduce(send, recv, esize, k, root))
+		return after(g.Settle(), g.Reduce(send, recv, esize, k, commute, root))
 	}
-	return g.reduce(send, recv, esize, k, root)
+	return g.reduce(send, recv, esize, k, commute, root)
 }
 
 // reduce is Reduce to root, or Allreduce for root -1. Every op publishes the whole
@@ -1951,7 +2011,7 @@ func (g *Group) Reduce(send, recv []byte, esize int, k Kernel, root int) error {
 // finds it. A non-root of a Reduce in pieces checks the lengths of each piece's op
 // before the next, which waits for every arrival anyway, so that it does not run
 // ahead of a root that stopped.
-func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
+func (g *Group) reduce(send, recv []byte, esize int, k Kernel, commute bool, root int) error {
 	all := root < 0
 	if err := g.reduceArgs(send, recv, esize, all || g.rank == root); err != nil {
 		return err
@@ -1961,6 +2021,12 @@ func (g *Group) reduce(send, recv []byte, esize int, k Kernel, root int) error {
 	for off := 0; off < n || off == 0; off += piece {
 		m := min(piece, n-off)
 		small := m <= inlineMax
+		if !all && g.rank == root && !small {
+			if err := g.rootPiece(send[off:off+m], recv[off:off+m], k, commute, n); err != nil {
+				return err
+			}
+			continue
+		}
 		s, err := g.contribute(send[off:off+m], small, n)
 		if err != nil {
 			return err
