@@ -513,7 +513,12 @@ func gather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsa
 	sig := mpir.Significant(mpir.CollGather, c.c, a.Root, uintptr(sbuf) == inPlaceAddr)
 	a.Send, a.SendErr = side(op, sig.Send(), sbuf, scount, sdt)
 	a.Recv, a.RecvErr = side(op, sig.Recv(), rbuf, rcount*int64(c.c.Peers()), rdt)
-	return runCollShown(op, mpir.CollGather, c, ch, req, m, &a)
+	if m == mBlock {
+		r := fail(op, ch, mpir.Gather(collProc(op, mpir.CollGather, mpir.Blocking), c.c, &a.Send, &a.Recv, a.SendErr, a.RecvErr, a.Root))
+		showColl(ch, c)
+		return r
+	}
+	return runColl(op, mpir.CollGather, c, ch, req, m, &a)
 }
 
 func gatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, root int32, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
@@ -560,7 +565,12 @@ func allgather(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf u
 	var a mpir.CollArgs
 	a.Send, a.SendErr = cvec(op, sbuf, scount, sdt)
 	a.Recv, a.RecvErr = cvec(op, rbuf, rcount*int64(c.c.Peers()), rdt)
-	return runCollShown(op, mpir.CollAllgather, c, ch, req, m, &a)
+	if m == mBlock {
+		r := fail(op, ch, mpir.Allgather(collProc(op, mpir.CollAllgather, mpir.Blocking), c.c, &a.Send, &a.Recv, cmpOr(a.SendErr, a.RecvErr)))
+		showColl(ch, c)
+		return r
+	}
+	return runColl(op, mpir.CollAllgather, c, ch, req, m, &a)
 }
 
 func allgatherv(op string, sbuf unsafe.Pointer, scount int64, sdt uintptr, rbuf unsafe.Pointer, rcounts, displs unsafe.Pointer, rdt uintptr, ch uintptr, big bool, req unsafe.Pointer, m mode) int32 {
