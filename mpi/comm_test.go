@@ -182,6 +182,38 @@ func TestCreateGroupOnDisjointGroups(t *testing.T) {
 	})
 }
 
+// TestCreationTagsToTagUB: MPI_Comm_create_group and MPI_Intercomm_create take any
+// valid tag, up to MPI_TAG_UB (MPI 4.1 sections 7.4.2 and 7.6.2), including tags
+// that fold onto the same internal one, used one after the other; a negative tag is
+// MPI_ERR_TAG.
+func TestCreationTagsToTagUB(t *testing.T) {
+	job(t, 4, func(t *testing.T, rank, size int) {
+		for _, tag := range []int{mpi.TagUB, 1 << 20, 3 << 20, 5} {
+			c, err := mpi.World.CreateGroup(mpi.World.Group(), tag)
+			must(t, err)
+			if c.Size() != size || c.Rank() != rank {
+				t.Errorf("CreateGroup tag %d: rank %d of %d", tag, c.Rank(), c.Size())
+			}
+			must(t, c.Barrier())
+			must(t, c.Free())
+			side := rank % 2
+			local, err := mpi.World.Split(side, rank)
+			must(t, err)
+			ic, err := mpi.IntercommCreate(local, 0, mpi.World, 1-side, tag)
+			must(t, err)
+			if got := members(t, ic.RemoteGroup()); len(got) != 2 || got[0]%2 == side {
+				t.Errorf("IntercommCreate tag %d: remote group %v", tag, got)
+			}
+			must(t, ic.Free())
+			must(t, local.Free())
+		}
+		_, err := mpi.World.CreateGroup(mpi.World.Group(), -1)
+		if !errors.Is(err, mpi.ErrTag) {
+			t.Errorf("CreateGroup tag -1: %v, want ErrTag", err)
+		}
+	})
+}
+
 // TestConstructorOneBadRank: a constructor whose arguments are bad at one rank only
 // fails at every rank, with the class of that rank's error and a message naming it,
 // instead of leaving the others waiting in it (abi's TestConstructorsAgree checks

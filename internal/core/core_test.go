@@ -235,7 +235,7 @@ func TestTagSpaces(t *testing.T) {
 		{"collective sequence", 0, tagSeqMask + 1},
 		{"coll_check", TagCheck, TagCheck + tagSeqMask + 1},
 		{"Split's gather", tagGather, tagGather + 1},
-		{"IntercommCreate's leaders", tagInterLeaders, tagInterLeaders + MaxTag - tagInterLeaders + 1},
+		{"IntercommCreate's leaders", tagInterLeaders, tagInterLeaders + interLeadersSpan},
 		{"hierarchical Reduce", TagHier, TagHier + 1},
 		{"topology agreement", TagTopoAgree, TagTopoEdges + 1},
 		{"neighbourhood", TagNeighbor, TagNeighbor + 1<<10},
@@ -260,8 +260,8 @@ func TestTagSpaces(t *testing.T) {
 			}
 		}
 	}
-	// IntercommCreate takes user tags up to MaxTag-tagInterLeaders, so its leaders'
-	// tags stay within MaxTag, clear of the collectives' sequence below tagManage.
+	// IntercommCreate folds user tags into interLeadersSpan, so its leaders' tags stay
+	// within MaxTag, clear of the collectives' sequence below tagManage.
 	if tagInterLeaders <= tagSeqMask || MaxTag < tagInterLeaders {
 		t.Errorf("IntercommCreate's tags [%d,%d] overlap the collectives' [0,%d]", tagInterLeaders, MaxTag, tagSeqMask)
 	}
@@ -402,11 +402,15 @@ func TestCreationCore(t *testing.T) {
 	}
 	_, err = World.CreateCore("Create", nil, nil)
 	wantClass(t, "Create of a nil group", err, ClassGroup)
-	_, err = World.CreateGroupCore("Create_group", World.Group(), groupTagLimit, nil)
-	wantClass(t, "CreateGroup with a tag out of range", err, ClassTag)
-	g, err := World.CreateGroupCore("Create_group", World.Group(), 7, nil)
-	must(t, err)
-	must(t, g.FreeCore("Free"))
+	_, err = World.CreateGroupCore("Create_group", World.Group(), -1, nil)
+	wantClass(t, "CreateGroup with a negative tag", err, ClassTag)
+	_, err = World.CreateGroupCore("Create_group", World.Group(), MaxTag+1, nil)
+	wantClass(t, "CreateGroup with a tag beyond MaxTag", err, ClassTag)
+	for _, tag := range []int{7, groupTagLimit, MaxTag} {
+		g, err := World.CreateGroupCore("Create_group", World.Group(), tag, nil)
+		must(t, err)
+		must(t, g.FreeCore("Free"))
+	}
 	_, err = World.MergeCore("Intercomm_merge", false, nil)
 	wantClass(t, "Merge of an intracommunicator", err, ClassComm)
 	_, err = IntercommCreateCore("Intercomm_create", nil, nil, World, 1, World, 0, 0)

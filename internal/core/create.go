@@ -586,8 +586,8 @@ func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int, bad error) (*
 	if g == nil {
 		return nil, Errorf(ClassGroup, op, "the group is nil")
 	}
-	if tag < 0 || tag >= groupTagLimit {
-		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d)", tag, groupTagLimit)
+	if tag < 0 || tag > MaxTag {
+		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag)
 	}
 	if g.Rank(int32(World.rank)) == group.Undefined {
 		return nil, Errorf(ClassGroup, op, "the calling rank is not a member of the group")
@@ -596,7 +596,7 @@ func (c *Comm) CreateGroupCore(op string, g *group.Group, tag int, bad error) (*
 		return nil, err
 	}
 	k := groupConn(g, c.ctx+1)
-	ctx, err := allocCtx(op, &k, c.ctx, tagGroupBase+tag, bad)
+	ctx, err := allocCtx(op, &k, c.ctx, tagGroupBase+tag%groupTagLimit, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -695,9 +695,10 @@ func IntercommCreateCore(op string, bad, peerBad error, local *Comm, localLeader
 	if localLeader < 0 || localLeader >= local.size {
 		return nil, Errorf(ClassRank, op, "localLeader %d out of range [0,%d)", localLeader, local.size)
 	}
-	if tag < 0 || tag > MaxTag-tagInterLeaders {
-		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag-tagInterLeaders)
+	if tag < 0 || tag > MaxTag {
+		return nil, Errorf(ClassTag, op, "tag %d out of range [0,%d]", tag, MaxTag)
 	}
+	tag %= interLeadersSpan
 	// The leader tells its group whether the other group may not know its members
 	// (the local group or the peer spans jobs): each member's record (name and card,
 	// procs.go) then goes to the other side, not its name alone.

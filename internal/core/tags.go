@@ -13,7 +13,7 @@ const (
 
 	tagManage       = 1 << 30
 	tagGather       = tagManage + 2  // Split's (color, key) allgather
-	tagInterLeaders = tagManage + 10 // + the user's tag: leaders swap groups on the peer communicator
+	tagInterLeaders = tagManage + 10 // + the user's tag mod interLeadersSpan: leaders swap groups on the peer communicator
 	tagInterBcast   = tagManage + 11 // a side learns the other's group from its leader
 	tagInterCtx     = tagManage + 12 // context agreement over both groups
 	tagMergeFlags   = tagManage + 13 // IntercommMerge's high flags
@@ -53,9 +53,15 @@ const (
 	tagPartHello = tagManage + 400
 	tagPartData  = tagManage + 1<<28
 
-	tagGroupBase = tagManage + 1<<20 // + the user's tag (below 1<<20): CreateGroup
-	// groupTagLimit bounds CreateGroup's tag.
+	// tagGroupBase + the user's tag mod groupTagLimit: CreateGroup. A user's tag may be
+	// any up to MaxTag, more than the internal context's tags can hold beside the
+	// library's own, so CreateGroup and IntercommCreate fold it into their spans: only
+	// concurrent creations over overlapping processes whose tags differ by a multiple
+	// of the span (2^20; 2^30-10 for IntercommCreate's leaders) share one.
+	tagGroupBase  = tagManage + 1<<20
 	groupTagLimit = 1 << 20
+	// interLeadersSpan is IntercommCreate's span: tagInterLeaders to MaxTag.
+	interLeadersSpan = MaxTag - tagInterLeaders + 1
 
 	TagInterColl    = tagManage + 1<<29    // + seq: an intercommunicator collective
 	TagInterCheck   = TagInterColl + 1<<25 // + seq: its coll_check exchange
