@@ -45,7 +45,7 @@ var (
 	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", shmReduceMax2(),
 		"largest Allreduce (bytes) on 2 ranks that goes through node shared memory (beyond, the "+
 			"point-to-point schedule is faster): 8 KiB on CPUs whose cores are grouped in complexes with a cache each "+
-			"(AMD's), 16 KiB elsewhere").Same()
+			"(AMD's), 128 KiB elsewhere").Same()
 	setShmRootMax2 = config.Size("coll_shm_reduce_root_max2", shmRootMax2(),
 		"largest Reduce (bytes) on 2 ranks that goes through node shared memory (beyond, the point-to-point "+
 			"schedule): 1 MiB where every core shares the last-level cache (Intel's), 8 KiB on CPUs whose cores are "+
@@ -94,13 +94,13 @@ func shmBcastMax2() int64 {
 
 // shmReduceMax2 is coll_shm_reduce_max2's default: the size from which a 2-rank
 // Allreduce by the point-to-point schedule overtakes the region's. Where the cores'
-// caches are split (AMD's) that is 12 KiB, on Intel's beyond 16 KiB
-// (docs/BENCHMARKS.md, "Two-rank limits on AMD").
+// caches are split (AMD's) that is 12 KiB (docs/BENCHMARKS.md, "Two-rank limits on
+// AMD"), on Intel's between 192 and 256 KiB ("Two-rank Reduce through the region").
 func shmReduceMax2() int64 {
 	if ntcopy.SplitCaches {
 		return 8 << 10
 	}
-	return 16 << 10
+	return 128 << 10
 }
 
 // shmRootMax2 is coll_shm_reduce_root_max2's default. A 2-rank Reduce's root reads
