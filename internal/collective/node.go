@@ -104,11 +104,11 @@ func shmReduceMax2() int64 {
 }
 
 // shmRootMax2 is coll_shm_reduce_root_max2's default. A 2-rank Reduce's root reads
-// its own contribution from its buffer and the other's from its slot, one pass
-// fewer than an Allreduce's ranks make, which keeps the region ahead of the
-// schedule's single message and combine up to 1 MiB on Intel's cores
-// (docs/BENCHMARKS.md, "Two-rank Reduce through the region"). Where the caches
-// are split it was not measured, so it keeps the Allreduce's limit.
+// its own contribution from its buffer and the other's from its slot, which keeps
+// the region ahead of the schedule's single message and combine up to 256 KiB on
+// Intel's cores and level with it from there to 1 MiB (docs/BENCHMARKS.md,
+// "Two-rank Reduce through the region"). Where the caches are split it was not
+// measured, so it keeps the Allreduce's limit.
 func shmRootMax2() int64 {
 	if ntcopy.SplitCaches {
 		return shmReduceMax2()
@@ -254,7 +254,7 @@ var shmLimits = sync.OnceValue(func() [10]int64 {
 // the node's shared memory, fixed when the communicator is made.
 type nodeLimits struct {
 	bcast, reduce int64
-	rooted        int64 // Reduce's limit, reduce's but on 2 ranks
+	rooted        int64 // Reduce's limit: reduce, but coll_shm_reduce_root_max2 on 2 ranks
 	// userReduce and userRooted bound a reduction with a user op, which may treat
 	// several elements as one (the tests' 2x2 matrices of four int64s): its message
 	// must fit one slot and is never cut.
