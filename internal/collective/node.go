@@ -45,7 +45,7 @@ var (
 	setShmReduceMax2 = config.Size("coll_shm_reduce_max2", shmReduceMax2(),
 		"largest Allreduce (bytes) on 2 ranks that goes through node shared memory (beyond, the "+
 			"point-to-point schedule is faster): 8 KiB on CPUs whose cores are grouped in complexes with a cache each "+
-			"(AMD's), 16 KiB elsewhere").Same()
+			"(AMD's), 128 KiB elsewhere").Same()
 	setShmRootMax2 = config.Size("coll_shm_reduce_root_max2", shmRootMax2(),
 		"largest Reduce (bytes) on 2 ranks that goes through node shared memory (beyond, the point-to-point "+
 			"schedule): 1 MiB where every core shares the last-level cache (Intel's), 8 KiB on CPUs whose cores are "+
@@ -94,21 +94,21 @@ func shmBcastMax2() int64 {
 
 // shmReduceMax2 is coll_shm_reduce_max2's default: the size from which a 2-rank
 // Allreduce by the point-to-point schedule overtakes the region's. Where the cores'
-// caches are split (AMD's) that is 12 KiB, on Intel's beyond 16 KiB
-// (docs/BENCHMARKS.md, "Two-rank limits on AMD").
+// caches are split (AMD's) that is 12 KiB (docs/BENCHMARKS.md, "Two-rank limits on
+// AMD"), on Intel's between 192 and 256 KiB ("Two-rank Reduce through the region").
 func shmReduceMax2() int64 {
 	if ntcopy.SplitCaches {
 		return 8 << 10
 	}
-	return 16 << 10
+	return 128 << 10
 }
 
 // shmRootMax2 is coll_shm_reduce_root_max2's default. A 2-rank Reduce's root reads
-// its own contribution from its buffer and the other's from its slot, one pass
-// fewer than an Allreduce's ranks make, which keeps the region ahead of the
-// schedule's single message and combine up to 1 MiB on Intel's cores
-// (docs/BENCHMARKS.md, "Two-rank Reduce through the region"). Where the caches
-// are split it was not measured, so it keeps the Allreduce's limit.
+// its own contribution from its buffer and the other's from its slot, which keeps
+// the region ahead of the schedule's single message and combine up to 256 KiB on
+// Intel's cores and level with it from there to 1 MiB (docs/BENCHMARKS.md,
+// "Two-rank Reduce through the region"). Where the caches are split it was not
+// measured, so it keeps the Allreduce's limit.
 func shmRootMax2() int64 {
 	if ntcopy.SplitCaches {
 		return shmReduceMax2()
@@ -254,7 +254,7 @@ var shmLimits = sync.OnceValue(func() [10]int64 {
 // the node's shared memory, fixed when the communicator is made.
 type nodeLimits struct {
 	bcast, reduce int64
-	rooted        int64 // Reduce's limit, reduce's but on 2 ranks
+	rooted        int64 // Reduce's limit: reduce, but coll_shm_reduce_root_max2 on 2 ranks
 	// userReduce and userRooted bound a reduction with a user op, which may treat
 	// several elements as one (the tests' 2x2 matrices of four int64s): its message
 	// must fit one slot and is never cut.
