@@ -515,21 +515,26 @@ func TestNodeCollLongBcastNoAllocs(t *testing.T) {
 	}
 }
 
-// TestNodeCollNoAllocs: the shared-memory Barrier, Bcast and Allreduce allocate nothing.
+// TestNodeCollNoAllocs: the shared-memory Barrier, Bcast, Allreduce and Reduce (in the
+// cells, and through the slots with the root at the highest rank and at the lowest)
+// allocate nothing.
 func TestNodeCollNoAllocs(t *testing.T) {
 	launchOK(t, 3, nil, func(t *testing.T) {
 		must(t, mpi.Init())
 		buf := make([]byte, 1000)
 		x, y := make([]float64, 100), make([]float64, 100)
+		lx, ly := make([]float64, 4096), make([]float64, 4096)
 		must(t, mpi.World.Barrier()) // makes the region
 		a := testing.AllocsPerRun(200, func() {
 			must(t, mpi.World.Barrier())
 			must(t, mpi.Bcast(mpi.World, buf, 1))
 			must(t, mpi.Allreduce(mpi.World, x, y, mpi.Sum))
 			must(t, mpi.Reduce(mpi.World, x, y, mpi.Max, 2))
+			must(t, mpi.Reduce(mpi.World, lx, ly, mpi.Sum, 2))
+			must(t, mpi.Reduce(mpi.World, lx, ly, mpi.Sum, 0))
 		})
 		if a != 0 {
-			t.Errorf("%v allocations per Barrier+Bcast+Allreduce+Reduce, want 0", a)
+			t.Errorf("%v allocations per Barrier+Bcast+Allreduce+Reduce+2 long Reduces, want 0", a)
 		}
 		must(t, mpi.Finalize())
 	})
