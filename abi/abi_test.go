@@ -464,6 +464,35 @@ int main(int argc, char **argv) {
 	}
 }
 
+// TestShowUnbuilt: `mpigo cc -showme:libdirs` (and the other forms that name the
+// library) on a cache that does not hold the library yet still prints where it goes,
+// without building it, and says on stderr that it is not there yet.
+func TestShowUnbuilt(t *testing.T) {
+	mpigo := setup(t)
+	cache := t.TempDir()
+	for _, form := range []string{"-showme:libdirs", "-show", "-showme:command"} {
+		cmd := exec.Command(mpigo, "cc", form)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mpigo cc %s: %v\n%s", form, err, errs.String())
+		}
+		said := strings.Contains(errs.String(), "not built yet")
+		switch {
+		case form == "-showme:libdirs" && !strings.HasPrefix(strings.TrimSpace(out.String()), filepath.Join(cache, "mpigo", "abi")):
+			t.Errorf("mpigo cc %s printed %q, want a directory under %s", form, out.String(), cache)
+		case form == "-showme:command" && said:
+			t.Errorf("mpigo cc %s, which names no library, said %q", form, errs.String())
+		case form != "-showme:command" && !said:
+			t.Errorf("mpigo cc %s: stderr %q does not say the library is not built", form, errs.String())
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(cache, "mpigo", "abi")); len(ents) != 0 {
+		t.Errorf("showing built something: %v", ents)
+	}
+}
+
 // TestShowAndInstall: `mpigo cc -show` prints the command as mpicc does, and `mpigo
 // abi install` lays out a prefix whose bin/mpicc builds a program that runs.
 func TestShowAndInstall(t *testing.T) {

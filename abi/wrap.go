@@ -310,7 +310,12 @@ func CC(args []string, cxx bool) int {
 	switch {
 	case c.show == showHelp:
 	case c.show != showNothing:
-		w.dir, _, err = Built() // showing does not build
+		var ok bool
+		w.dir, ok, err = Built() // showing does not build
+		if err == nil && !ok && c.show != showCommand {
+			fmt.Fprintf(os.Stderr, "%s: the library is not built yet: %s holds it once %s has compiled a program\n",
+				w.name, filepath.Join(w.dir, "lib"), w.name)
+		}
 	default:
 		w.dir, err = Ensure(func(s string) { fmt.Fprintln(os.Stderr, s) })
 	}
