@@ -13,10 +13,11 @@ import (
 // starts from it before the others arrive where the order allows), in pieces of a
 // 64 KiB slot, and by the schedules and TCP: float64 sums of 4 KiB to 1.5 MiB with
 // the root at every rank, in place every other call, and a non-commutative op, which
-// keeps MPI's rank order whichever rank is the root. On the region, a sum of values
-// that round differently in another order must come out with the bits of
+// keeps MPI's rank order whichever rank is the root; the sums again as Allreduces
+// (on two ranks through the region up to 128 KiB). On the region, a sum of values that
+// round differently in another order must come out with the bits of
 // x[0] + (x[1] + (... + x[n-1])), the order every rank's Reduce and Allreduce there
-// use.
+// use (on two ranks every way gives those bits: x[0] + x[1] is x[1] + x[0]).
 func TestReduceLong(t *testing.T) {
 	pieces := mpitest.Transport{Name: "shm-pieces", Settings: map[string]string{"transports": "self,shm,tcp", "coll_shm_slot": "65536"}}
 	for _, p := range append(pathsShmSchedTCP, pieces) {
@@ -55,12 +56,17 @@ func reduceLongRound(t *testing.T, w *mpi.Comm, it, m, root, rank, size int, exa
 	}
 	reduceTo(t, w, fs, fgot, mpi.Sum, root, inPlace)
 	if rank == root {
-		for i := range fgot {
-			if exact && fgot[i] != fwant[i] || !exact && !near(fgot[i], fwant[i]) {
-				t.Fatalf("%s: Sum element %d: %v, want %v", what, i, fgot[i], fwant[i])
-			}
-		}
+		sameSums(t, what+": Sum", fgot, fwant, exact)
 	}
+	// The same as an Allreduce, in place every other call, at every rank.
+	agot := make([]float64, m)
+	if it%2 == 0 {
+		copy(agot, fs)
+		must(t, mpi.Allreduce(w, mpi.InPlace[float64](), agot, mpi.Sum))
+	} else {
+		must(t, mpi.Allreduce(w, fs, agot, mpi.Sum))
+	}
+	sameSums(t, what+": Allreduce's Sum", agot, fwant, exact)
 	// Small integers, exact in every order, the other way round in place.
 	for i := range fint {
 		fint[i] = float64(rval(rank, it, i))
@@ -110,6 +116,16 @@ func reduceTo[T mpi.Elem](t *testing.T, w *mpi.Comm, send, got []T, op mpi.Op, r
 		must(t, mpi.Reduce(w, mpi.InPlace[T](), got, op, root))
 	} else {
 		must(t, mpi.Reduce(w, send, got, op, root))
+	}
+}
+
+// sameSums fails t unless got is want, bit for bit if exact, else to a relative 1e-12.
+func sameSums(t *testing.T, what string, got, want []float64, exact bool) {
+	t.Helper()
+	for i := range got {
+		if exact && got[i] != want[i] || !exact && !near(got[i], want[i]) {
+			t.Fatalf("%s: element %d: %v, want %v", what, i, got[i], want[i])
+		}
 	}
 }
 
