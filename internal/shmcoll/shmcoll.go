@@ -1822,24 +1822,29 @@ func (g *Group) rootPiece(own, acc []byte, k Kernel, commute bool, total int) er
 	if err := g.waitAllLen(s, total); err != nil {
 		return err
 	}
-	m := len(acc)
-	if early {
-		for j := last; j >= 0; j-- {
-			if j != g.rank {
-				k(acc, g.slot(s, j)[:m])
-			}
-		}
-		return nil
-	}
-	ntcopy.Move(acc, g.slot(s, last)[:m])
-	for j := last - 1; j >= 0; j-- {
-		in := own
-		if j != g.rank {
-			in = g.slot(s, j)[:m]
-		}
-		k(acc, in)
-	}
+	g.combine(acc, s, k, g.rank, own, early)
 	return nil
+}
+
+// combine folds op s's contributions into acc from the highest rank down (inout =
+// in ⊕ inout, the rank order every reduction of the region keeps): each rank's
+// slot, but rank mine's part from own (mine -1: none); held says acc holds mine's
+// part already, so the fold skips it.
+func (g *Group) combine(acc []byte, s uint64, k Kernel, mine int, own []byte, held bool) {
+	m := len(acc)
+	for j := g.size - 1; j >= 0; j-- {
+		in := own
+		if j != mine {
+			in = g.slot(s, j)[:m]
+		} else if held {
+			continue
+		}
+		if j == g.size-1 && !held {
+			ntcopy.Move(acc, in)
+		} else {
+			k(acc, in)
+		}
+	}
 }
 
 // inlineTag is the low byte of an inline line's sequence word, s<<8 | tag: a
@@ -2048,11 +2053,7 @@ func (g *Group) reduce(send, recv []byte, esize int, k Kernel, commute bool, roo
 		if err := g.waitAllLen(s, n); err != nil {
 			return err
 		}
-		acc := recv[off : off+m]
-		ntcopy.Move(acc, g.slot(s, g.size-1)[:m])
-		for j := g.size - 2; j >= 0; j-- {
-			k(acc, g.slot(s, j)[:m])
-		}
+		g.combine(recv[off:off+m], s, k, -1, nil, false)
 	}
 	return nil
 }
