@@ -239,17 +239,7 @@ func TestReduceCellsVerdict(t *testing.T) {
 							err = &CountError{Rank: 1 - g.Rank(), Len: follow, Want: len(mine)}
 						}
 						if err == nil && len(mine) <= GatherInline {
-							want := make([]byte, len(mine))
-							x := make([]byte, len(mine))
-							for j := n - 1; j >= 0; j-- {
-								fill(x, j, it)
-								if j == n-1 {
-									copy(want, x)
-								} else {
-									k(want, x)
-								}
-							}
-							if !bytes.Equal(acc, want) {
+							if want := foldFills(n, len(mine), it, k); !bytes.Equal(acc, want) {
 								return fmt.Errorf("reduce %d of %d bytes: %x, want %x", it, m, acc, want)
 							}
 						}

@@ -90,7 +90,11 @@ func fill(b []byte, rank, iter int) {
 
 // sumOfFills is the sum (sumU64) of m bytes that fill gives every rank of ranks in
 // call it: an Allreduce's expected result.
-func sumOfFills(ranks, m, it int) []byte {
+func sumOfFills(ranks, m, it int) []byte { return foldFills(ranks, m, it, sumU64) }
+
+// foldFills is k's fold of those bytes in the region's rank order (from the highest
+// rank down).
+func foldFills(ranks, m, it int, k Kernel) []byte {
 	want := make([]byte, m)
 	c := make([]byte, m)
 	for r := ranks - 1; r >= 0; r-- {
@@ -98,7 +102,7 @@ func sumOfFills(ranks, m, it int) []byte {
 		if r == ranks-1 {
 			copy(want, c)
 		} else {
-			sumU64(want, c)
+			k(want, c)
 		}
 	}
 	return want
