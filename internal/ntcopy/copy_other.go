@@ -27,3 +27,7 @@ func MoveREP() int { return 0 }
 // Move is copy(dst, src) for large copies whose destination stays in cache: this
 // platform's copy.
 func Move(dst, src []byte) int { return copy(dst, src) }
+
+// MoveCached is Move for a copy whose source and destination this core keeps in its
+// caches: this platform's copy.
+func MoveCached(dst, src []byte) int { return copy(dst, src) }

@@ -1,6 +1,10 @@
 package ntcopy
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // moveMin is the size from which Move copies with REP MOVSB where it does. Within one
 // core's caches Go's AVX loop is the faster up to 32 KiB and falls to the second
@@ -48,5 +52,42 @@ func Move(dst, src []byte) int {
 		return copy(dst, src)
 	}
 	movsb(dp, sp, uintptr(n))
+	return n
+}
+
+// Copies of a few KiB that stay in this core's caches (a window's Put and Get, whose
+// origin and target the core keeps across a run of them) are faster by a loop of
+// 32-byte loads and stores than by REP MOVS, which Go's memmove takes from 2 KiB on
+// Intel CPUs with fast string moves; past 8 KiB REP MOVS is the faster again
+// (docs/BENCHMARKS.md, "Window copies of a few KiB on Intel").
+const (
+	vecMin = 2 << 10
+	vecMax = 8 << 10
+)
+
+// vecLoop says whether MoveCached takes the loop: Intel CPUs where Go's memmove takes
+// REP MOVS (ERMS and FSRM), with AVX.
+var vecLoop = intelVendor(vendor()) && fastStrings(leaf7()) && cpu.X86.HasAVX
+
+// intelVendor says whether the CPUID vendor words name Intel.
+func intelVendor(ebx, edx, ecx uint32) bool {
+	return ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e // "GenuineIntel"
+}
+
+//go:noescape
+func vecMove(dst, src unsafe.Pointer, n uintptr)
+
+// MoveCached is Move for a copy whose source and destination this core keeps in its
+// caches. It returns the number of bytes copied, min(len(dst), len(src)).
+func MoveCached(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	if !vecLoop || n < vecMin || n > vecMax {
+		return Move(dst, src)
+	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	if d, s := uintptr(dp), uintptr(sp); d < s+uintptr(n) && s < d+uintptr(n) {
+		return copy(dst, src)
+	}
+	vecMove(dp, sp, uintptr(n))
 	return n
 }

@@ -47,6 +47,44 @@ func TestMove(t *testing.T) {
 	}
 }
 
+// MoveCached copies as Move does, at the sizes of its vector loop and around them,
+// at every alignment of either end, and nothing past the copy.
+func TestMoveCached(t *testing.T) {
+	for _, n := range []int{0, 100, 2047, 2048, 2049, 4095, 4096, 4100, 8191, 8192, 8193, 20000} {
+		for _, offs := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {31, 17}, {32, 63}} {
+			src := make([]byte, n+offs[1])
+			for i := range src {
+				src[i] = byte(i*29 + 3)
+			}
+			dst := make([]byte, n+offs[0]+64)
+			if got := MoveCached(dst[offs[0]:offs[0]+n], src[offs[1]:]); got != n {
+				t.Fatalf("n %d offsets %v: MoveCached returned %d", n, offs, got)
+			}
+			if !bytes.Equal(dst[offs[0]:offs[0]+n], src[offs[1]:]) {
+				t.Fatalf("n %d offsets %v: the bytes differ", n, offs)
+			}
+			for i, b := range dst {
+				if (i < offs[0] || i >= offs[0]+n) && b != 0 {
+					t.Fatalf("n %d offsets %v: byte %d outside the copy was written", n, offs, i)
+				}
+			}
+		}
+	}
+	for _, shift := range []int{-4096, -32, -1, 1, 32, 4096} {
+		n := 4096
+		buf := make([]byte, n+8192)
+		for i := range buf {
+			buf[i] = byte(i * 13)
+		}
+		want := make([]byte, n)
+		copy(want, buf[4096:4096+n])
+		MoveCached(buf[4096+shift:4096+shift+n], buf[4096:4096+n])
+		if !bytes.Equal(buf[4096+shift:4096+shift+n], want) {
+			t.Fatalf("overlap by %d: the bytes differ from copy's", shift)
+		}
+	}
+}
+
 // BenchmarkMove compares Move with copy from below its threshold to past a core's
 // second-level cache, buffers in cache (go test -bench Move ./internal/ntcopy).
 func BenchmarkMove(b *testing.B) {

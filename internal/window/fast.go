@@ -123,7 +123,7 @@ func CopyREP() int { return ntcopy.MoveREP() }
 // copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
 func (w *Win) copyDirect(dst, src []byte) {
 	if len(src) < 1<<20 {
-		ntcopy.Move(dst, src)
+		ntcopy.MoveCached(dst, src)
 		return
 	}
 	if w.streamed.Add(int64(len(src))) > streamBytes && streamNT {
