@@ -74,6 +74,16 @@ func intelVendor(ebx, edx, ecx uint32) bool {
 	return ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e // "GenuineIntel"
 }
 
+// MoveVec is the range of sizes, lo to hi bytes, that MoveCached copies with its
+// vector loop on this CPU; 0, 0 where it never does: for code outside Go that copies
+// the same way (abi/libmpi's short.c).
+func MoveVec() (lo, hi int) {
+	if vecLoop {
+		return vecMin, vecMax
+	}
+	return 0, 0
+}
+
 //go:noescape
 func vecMove(dst, src unsafe.Pointer, n uintptr)
 

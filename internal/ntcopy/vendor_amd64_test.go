@@ -64,6 +64,9 @@ func TestRepMove(t *testing.T) {
 	if vecLoop != vec {
 		t.Errorf("vecLoop %v on a %s CPU with flags %q, want %v", vecLoop, vendor, flags, vec)
 	}
+	if lo, hi := MoveVec(); (lo == vecMin && hi == vecMax) != vecLoop || (lo == 0 && hi == 0) == vecLoop {
+		t.Errorf("MoveVec %d, %d with vecLoop %v", lo, hi, vecLoop)
+	}
 	if repMove != want {
 		t.Errorf("repMove %v on a %s CPU with flags %q, want %v", repMove, vendor, flags, want)
 	}
