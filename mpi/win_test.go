@@ -793,8 +793,7 @@ func TestWinPutGetSizes(t *testing.T) {
 					if !bytes.Equal(got[oo:oo+n], src[oo:]) {
 						t.Fatalf("Get of %d bytes (offset %d, displacement %d) differs from the Put", n, oo, td)
 					}
-					if slices.ContainsFunc(got[:oo], func(b byte) bool { return b != 0 }) ||
-						slices.ContainsFunc(got[oo+n:], func(b byte) bool { return b != 0 }) {
+					if !zeroOutside(got, oo, oo+n) {
 						t.Fatalf("Get of %d bytes (offset %d) wrote outside its range", n, oo)
 					}
 				}
@@ -807,8 +806,7 @@ func TestWinPutGetSizes(t *testing.T) {
 					if !bytes.Equal(base[td:td+n], want[oo:]) {
 						t.Fatalf("Put of %d bytes (offset %d, displacement %d): the target's bytes differ", n, oo, td)
 					}
-					if slices.ContainsFunc(base[:td], func(b byte) bool { return b != 0 }) ||
-						slices.ContainsFunc(base[td+n:], func(b byte) bool { return b != 0 }) {
+					if !zeroOutside(base, td, td+n) {
 						t.Fatalf("Put of %d bytes (displacement %d) wrote outside its range", n, td)
 					}
 				}
@@ -817,6 +815,12 @@ func TestWinPutGetSizes(t *testing.T) {
 		}
 		must(t, w.Free())
 	})
+}
+
+// zeroOutside reports whether b holds only zeros outside [lo, hi).
+func zeroOutside(b []byte, lo, hi int) bool {
+	nonzero := func(x byte) bool { return x != 0 }
+	return !slices.ContainsFunc(b[:lo], nonzero) && !slices.ContainsFunc(b[hi:], nonzero)
 }
 
 // TestWinCreateSingleCopy: on one node, Put and Get to a window made over the

@@ -47,12 +47,21 @@ func Move(dst, src []byte) int {
 	if !repMove || n < moveMin {
 		return copy(dst, src)
 	}
-	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	if d, s := uintptr(dp), uintptr(sp); d < s+uintptr(n) && s < d+uintptr(n) {
+	dp, sp, ok := apart(dst, src, n)
+	if !ok {
 		return copy(dst, src)
 	}
 	movsb(dp, sp, uintptr(n))
 	return n
+}
+
+// apart returns the addresses of dst and src, and whether their first n bytes do not
+// overlap: a copy between overlapping slices takes copy, which copies them as if
+// through a buffer.
+func apart(dst, src []byte, n int) (dp, sp unsafe.Pointer, ok bool) {
+	dp, sp = unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	d, s := uintptr(dp), uintptr(sp)
+	return dp, sp, d >= s+uintptr(n) || s >= d+uintptr(n)
 }
 
 // Copies of a few KiB that stay in this core's caches (a window's Put and Get, whose
@@ -90,14 +99,11 @@ func vecMove(dst, src unsafe.Pointer, n uintptr)
 // MoveCached is Move for a copy whose source and destination this core keeps in its
 // caches. It returns the number of bytes copied, min(len(dst), len(src)).
 func MoveCached(dst, src []byte) int {
-	n := min(len(dst), len(src))
-	if !vecLoop || n < vecMin || n > vecMax {
-		return Move(dst, src)
+	if n := min(len(dst), len(src)); vecLoop && n >= vecMin && n <= vecMax {
+		if dp, sp, ok := apart(dst, src, n); ok {
+			vecMove(dp, sp, uintptr(n))
+			return n
+		}
 	}
-	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	if d, s := uintptr(dp), uintptr(sp); d < s+uintptr(n) && s < d+uintptr(n) {
-		return copy(dst, src)
-	}
-	vecMove(dp, sp, uintptr(n))
-	return n
+	return Move(dst, src)
 }

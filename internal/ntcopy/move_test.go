@@ -32,15 +32,21 @@ func TestMove(t *testing.T) {
 			}
 		}
 	}
-	for _, shift := range []int{-4096, -1, 1, 4096} {
-		n := 2 * moveMin
+	overlaps(t, Move, 2*moveMin, -4096, -1, 1, 4096)
+}
+
+// overlaps checks that move copies n bytes between slices of one buffer shifted by
+// each of shifts as copy does, as if through a buffer.
+func overlaps(t *testing.T, move func(dst, src []byte) int, n int, shifts ...int) {
+	t.Helper()
+	for _, shift := range shifts {
 		buf := make([]byte, n+8192)
 		for i := range buf {
 			buf[i] = byte(i * 13)
 		}
 		want := make([]byte, n)
 		copy(want, buf[4096:4096+n])
-		Move(buf[4096+shift:4096+shift+n], buf[4096:4096+n])
+		move(buf[4096+shift:4096+shift+n], buf[4096:4096+n])
 		if !bytes.Equal(buf[4096+shift:4096+shift+n], want) {
 			t.Fatalf("overlap by %d: the bytes differ from copy's", shift)
 		}
@@ -70,19 +76,7 @@ func TestMoveCached(t *testing.T) {
 			}
 		}
 	}
-	for _, shift := range []int{-4096, -32, -1, 1, 32, 4096} {
-		n := 4096
-		buf := make([]byte, n+8192)
-		for i := range buf {
-			buf[i] = byte(i * 13)
-		}
-		want := make([]byte, n)
-		copy(want, buf[4096:4096+n])
-		MoveCached(buf[4096+shift:4096+shift+n], buf[4096:4096+n])
-		if !bytes.Equal(buf[4096+shift:4096+shift+n], want) {
-			t.Fatalf("overlap by %d: the bytes differ from copy's", shift)
-		}
-	}
+	overlaps(t, MoveCached, 4096, -4096, -32, -1, 1, 32, 4096)
 }
 
 // BenchmarkMove compares Move with copy from below its threshold to past a core's
