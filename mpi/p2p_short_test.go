@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/idle"
 	"github.com/mpigo/mpigo/internal/mpitest"
 	"github.com/mpigo/mpigo/mpi"
 )
@@ -202,9 +203,24 @@ func shortWayJob(t *testing.T, rank int, short bool) {
 	// The ping-pong's receives meet their messages within the spin while both ranks
 	// run. On a loaded machine a descheduled peer can make a whole block of them miss
 	// it (both ranks then take turns sleeping in Go), so a block with fewer than half in
-	// the short way is run again, up to five blocks, the ranks agreeing.
+	// the short way is run again, up to five blocks, the ranks agreeing. While the
+	// launcher says the node is shared, every wait spins a few polls only and gives the
+	// core away (idle.SetShared), as it must: blocks run then do not count.
+	var sharedTimes atomic.Int64
+	idle.OnShared(func(on bool) {
+		if on {
+			sharedTimes.Add(1)
+		}
+	})
+	sharedMark := func() int64 { // two equal even marks: the node stayed the job's
+		if idle.Shared() {
+			return 2*sharedTimes.Load() + 1
+		}
+		return 2 * sharedTimes.Load()
+	}
+	quietBlocks := 0
 	for try := 1; ; try++ {
-		b0 := mpi.ShortRecvs()
+		b0, m0 := mpi.ShortRecvs(), sharedMark()
 		if a := testing.AllocsPerRun(1000, pingpong); a != 0 && !raceEnabled {
 			t.Errorf("Send/Recv ping-pong: %.2f allocations per round trip", a)
 		}
@@ -212,18 +228,26 @@ func shortWayJob(t *testing.T, rank int, short bool) {
 		if !short {
 			got = mpi.ShortRecvs() - before // the whole job's
 		}
-		again := []int32{0}
+		flags := []int32{0, 0} // run again; the node was shared during the block
 		if short && got < 500 && try < 5 {
-			again[0] = 1
+			flags[0] = 1
 		}
-		agreed := []int32{0}
-		must(t, mpi.Allreduce(w, again, agreed, mpi.Max))
+		if m1 := sharedMark(); m1 != m0 || m1%2 != 0 {
+			flags[1] = 1
+		}
+		agreed := []int32{0, 0}
+		must(t, mpi.Allreduce(w, flags, agreed, mpi.Max))
+		if agreed[1] == 0 {
+			quietBlocks++
+		}
 		if agreed[0] != 0 {
 			continue
 		}
 		switch {
+		case short && got < 500 && quietBlocks > 0:
+			t.Errorf("%d receives took the short way; want most of the ping-pong's 1000 at least (%d blocks, %d with the node quiet)", got, try, quietBlocks)
 		case short && got < 500:
-			t.Errorf("%d receives took the short way; want most of the ping-pong's 1000 at least (%d blocks)", got, try)
+			t.Logf("%d receives took the short way in %d blocks, all while the node was shared: not checked", got, try)
 		case !short && got != 0:
 			t.Errorf("%d receives took the short way; want none here", got)
 		}

@@ -765,6 +765,64 @@ func TestWinStreamPutGet(t *testing.T) {
 	})
 }
 
+// TestWinPutGetSizes: Put and Get of 2 KiB to 64 KiB, around the sizes whose copies
+// change their way (ntcopy.MoveCached's vector loop), at odd origin offsets and
+// displacements: every byte where it belongs, at the target and back at the origin,
+// and the bytes beside the range untouched.
+func TestWinPutGetSizes(t *testing.T) {
+	winJob(t, 2, func(t *testing.T, rank, size int) {
+		const wsz = 1 << 17
+		w, base, err := mpi.WinAllocate(wsz, 1, nil, mpi.World)
+		must(t, err)
+		for _, n := range []int{2047, 2048, 2049, 4096, 4099, 8191, 8192, 8193, 65541} {
+			for _, off := range [][2]int{{0, 0}, {1, 7}, {33, 31}} {
+				oo, td := off[0], off[1]
+				clear(base)
+				must(t, mpi.World.Barrier())
+				src := make([]byte, n+oo)
+				for i := range src {
+					src[i] = byte(i*13 + i>>8 + rank)
+				}
+				if rank == 0 {
+					must(t, w.Lock(mpi.LockExclusive, 1, 0))
+					must(t, mpi.Put(w, src[oo:], 1, td))
+					must(t, w.Flush(1))
+					got := make([]byte, n+oo+64)
+					must(t, mpi.Get(w, got[oo:oo+n], 1, td))
+					must(t, w.Unlock(1))
+					if !bytes.Equal(got[oo:oo+n], src[oo:]) {
+						t.Fatalf("Get of %d bytes (offset %d, displacement %d) differs from the Put", n, oo, td)
+					}
+					if !zeroOutside(got, oo, oo+n) {
+						t.Fatalf("Get of %d bytes (offset %d) wrote outside its range", n, oo)
+					}
+				}
+				must(t, mpi.World.Barrier())
+				if rank == 1 {
+					want := make([]byte, n+oo)
+					for i := range want {
+						want[i] = byte(i*13 + i>>8)
+					}
+					if !bytes.Equal(base[td:td+n], want[oo:]) {
+						t.Fatalf("Put of %d bytes (offset %d, displacement %d): the target's bytes differ", n, oo, td)
+					}
+					if !zeroOutside(base, td, td+n) {
+						t.Fatalf("Put of %d bytes (displacement %d) wrote outside its range", n, td)
+					}
+				}
+				must(t, mpi.World.Barrier())
+			}
+		}
+		must(t, w.Free())
+	})
+}
+
+// zeroOutside reports whether b holds only zeros outside [lo, hi).
+func zeroOutside(b []byte, lo, hi int) bool {
+	nonzero := func(x byte) bool { return x != 0 }
+	return !slices.ContainsFunc(b[:lo], nonzero) && !slices.ContainsFunc(b[hi:], nonzero)
+}
+
 // TestWinCreateSingleCopy: on one node, Put and Get to a window made over the
 // program's memory go by single copy where the node's transport has it (shm), and
 // complete while the target computes without calling MPI, for several epochs in a

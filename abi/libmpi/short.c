@@ -79,13 +79,15 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
  * L2 cache's size on every core that has FSRM, which on AMD's is slower than the loop
  * below the first-level cache's size (docs/BENCHMARKS.md, issue 36's get_bw); from
  * COPY_REP bytes on AMD's cores with ERMS and FSRM, REP MOVSB is the faster
- * (ntcopy.Move, docs/BENCHMARKS.md, "Copies on AMD"). copy_loop, set when the library is
- * loaded, says whether the loop is Go's choice on this CPU; mpigo_copy_rep, set by Go
- * (short.go, from window.CopyREP), the size from which Go copies with REP MOVSB (0:
- * never). */
+ * (ntcopy.Move, docs/BENCHMARKS.md, "Copies on AMD"); on Intel's cores with ERMS and
+ * FSRM, Go copies 2 to 8 KiB with the loop (ntcopy.MoveCached). copy_loop, set when the
+ * library is loaded, says whether the loop is Go's choice on this CPU from COPY_LOOP
+ * bytes; mpigo_copy_rep, set by Go (short.go, from window.CopyREP), the size from which
+ * Go copies with REP MOVSB (0: never); mpigo_copy_vec_min and _max (window.CopyVec) the
+ * sizes Go copies with the loop where copy_loop is 0 (0, 0: none). */
 #define COPY_LOOP 2048
 static int32_t copy_loop;
-int64_t mpigo_copy_rep;
+int64_t mpigo_copy_rep, mpigo_copy_vec_min, mpigo_copy_vec_max;
 int32_t mpigo_shared_spin, mpigo_shared_handoffs;
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -142,12 +144,15 @@ static void copy_movsb(void *d, const void *s, size_t n) { memmove(d, s, n); }
  * buffers that overlap (an origin inside this rank's own window) take memmove. */
 static inline void copy(void *d, const void *s, int64_t n) {
     uintptr_t dd = (uintptr_t)d, ss = (uintptr_t)s;
-    if (n >= COPY_LOOP && copy_loop && dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n) {
+    int apart = dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n;
+    if (apart && n >= COPY_LOOP && copy_loop) {
         if (mpigo_copy_rep > 0 && n >= mpigo_copy_rep)
             copy_movsb(d, s, (size_t)n);
         else
             copy_avx(d, s, (size_t)n);
-    } else
+    } else if (apart && n >= mpigo_copy_vec_min && n <= mpigo_copy_vec_max)
+        copy_avx(d, s, (size_t)n);
+    else
         memmove(d, s, (size_t)n);
 }
 

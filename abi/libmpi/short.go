@@ -52,6 +52,8 @@ func init() {
 		shortDatatype(i)
 	}
 	C.mpigo_copy_rep = C.int64_t(window.CopyREP())
+	lo, hi := window.CopyVec()
+	C.mpigo_copy_vec_min, C.mpigo_copy_vec_max = C.int64_t(lo), C.int64_t(hi)
 	core.OnSharedWaits(sharedWaits)
 }
 

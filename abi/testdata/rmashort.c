@@ -284,7 +284,7 @@ int main(int argc, char **argv) {
      * displacements, and the bytes beside the range untouched, at the target (Put) and
      * at the origin (Get). Fence epochs, so each target checks its own window. */
     {
-        static const int sizes[] = {2047, 2048, 2049, 4096 + 3, 65536 + 5, (1 << 20) - 1};
+        static const int sizes[] = {2047, 2048, 2049, 4096 + 3, 8192, 8193, 65536 + 5, (1 << 20) - 1};
         static const int offs[][2] = {{0, 0}, {1, 7}, {33, 31}}; /* origin offset, displacement */
         MPI_Aint wsz = (1 << 20) + 128;
         char *cw, *co = malloc(wsz), *cr = malloc(wsz);

@@ -27,3 +27,10 @@ func MoveREP() int { return 0 }
 // Move is copy(dst, src) for large copies whose destination stays in cache: this
 // platform's copy.
 func Move(dst, src []byte) int { return copy(dst, src) }
+
+// MoveCached is Move for a copy whose source and destination this core keeps in its
+// caches: this platform's copy.
+func MoveCached(dst, src []byte) int { return copy(dst, src) }
+
+// MoveVec is 0, 0: MoveCached never takes a vector loop on this platform.
+func MoveVec() (lo, hi int) { return 0, 0 }

@@ -1,6 +1,10 @@
 package ntcopy
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // moveMin is the size from which Move copies with REP MOVSB where it does. Within one
 // core's caches Go's AVX loop is the faster up to 32 KiB and falls to the second
@@ -43,10 +47,63 @@ func Move(dst, src []byte) int {
 	if !repMove || n < moveMin {
 		return copy(dst, src)
 	}
-	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	if d, s := uintptr(dp), uintptr(sp); d < s+uintptr(n) && s < d+uintptr(n) {
+	dp, sp, ok := apart(dst, src, n)
+	if !ok {
 		return copy(dst, src)
 	}
 	movsb(dp, sp, uintptr(n))
 	return n
+}
+
+// apart returns the addresses of dst and src, and whether their first n bytes do not
+// overlap: a copy between overlapping slices takes copy, which copies them as if
+// through a buffer.
+func apart(dst, src []byte, n int) (dp, sp unsafe.Pointer, ok bool) {
+	dp, sp = unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	d, s := uintptr(dp), uintptr(sp)
+	return dp, sp, d >= s+uintptr(n) || s >= d+uintptr(n)
+}
+
+// Copies of a few KiB that stay in this core's caches (a window's Put and Get, whose
+// origin and target the core keeps across a run of them) are faster by a loop of
+// 32-byte loads and stores than by REP MOVS, which Go's memmove takes from 2 KiB on
+// Intel CPUs with fast string moves; past 8 KiB REP MOVS is the faster again
+// (docs/BENCHMARKS.md, "Window copies of a few KiB on Intel").
+const (
+	vecMin = 2 << 10
+	vecMax = 8 << 10
+)
+
+// vecLoop says whether MoveCached takes the loop: Intel CPUs where Go's memmove takes
+// REP MOVS (ERMS and FSRM), with AVX.
+var vecLoop = intelVendor(vendor()) && fastStrings(leaf7()) && cpu.X86.HasAVX
+
+// intelVendor says whether the CPUID vendor words name Intel.
+func intelVendor(ebx, edx, ecx uint32) bool {
+	return ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e // "GenuineIntel"
+}
+
+// MoveVec is the range of sizes, lo to hi bytes, that MoveCached copies with its
+// vector loop on this CPU; 0, 0 where it never does: for code outside Go that copies
+// the same way (abi/libmpi's short.c).
+func MoveVec() (lo, hi int) {
+	if vecLoop {
+		return vecMin, vecMax
+	}
+	return 0, 0
+}
+
+//go:noescape
+func vecMove(dst, src unsafe.Pointer, n uintptr)
+
+// MoveCached is Move for a copy whose source and destination this core keeps in its
+// caches. It returns the number of bytes copied, min(len(dst), len(src)).
+func MoveCached(dst, src []byte) int {
+	if n := min(len(dst), len(src)); vecLoop && n >= vecMin && n <= vecMax {
+		if dp, sp, ok := apart(dst, src, n); ok {
+			vecMove(dp, sp, uintptr(n))
+			return n
+		}
+	}
+	return Move(dst, src)
 }

@@ -5,5 +5,8 @@
 //
 // Move is the large copy with ordinary stores, for every platform: copy, but for the
 // CPUs on which Go's memmove does not take the fastest way for the size (AMD's with
-// fast string moves, from 32 KiB: REP MOVSB).
+// fast string moves, from 32 KiB: REP MOVSB). MoveCached is Move for a copy whose
+// both ends this core keeps in its caches (a window's Put and Get): on Intel CPUs
+// where Go's memmove takes REP MOVS from 2 KiB, copies of 2 to 8 KiB take a vector
+// loop instead.
 package ntcopy

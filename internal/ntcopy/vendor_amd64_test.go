@@ -59,6 +59,14 @@ func TestRepMove(t *testing.T) {
 	}
 	want := (vendor == "AuthenticAMD" || vendor == "HygonGenuine") &&
 		strings.Contains(flags, " erms ") && strings.Contains(flags, " fsrm ")
+	vec := vendor == "GenuineIntel" && strings.Contains(flags, " erms ") &&
+		strings.Contains(flags, " fsrm ") && strings.Contains(flags, " avx ")
+	if vecLoop != vec {
+		t.Errorf("vecLoop %v on a %s CPU with flags %q, want %v", vecLoop, vendor, flags, vec)
+	}
+	if lo, hi := MoveVec(); (lo == vecMin && hi == vecMax) != vecLoop || (lo == 0 && hi == 0) == vecLoop {
+		t.Errorf("MoveVec %d, %d with vecLoop %v", lo, hi, vecLoop)
+	}
 	if repMove != want {
 		t.Errorf("repMove %v on a %s CPU with flags %q, want %v", repMove, vendor, flags, want)
 	}

@@ -120,10 +120,15 @@ var streamNT = ntcopy.MoveREP() == 0
 // CPU (ntcopy.Move), 0 where they never do: the C face's short ways copy the same way.
 func CopyREP() int { return ntcopy.MoveREP() }
 
+// CopyVec is the range of sizes that copyDirect copies with a vector loop on this CPU
+// (ntcopy.MoveCached), 0, 0 where it never does: the C face's short ways copy the same
+// way.
+func CopyVec() (lo, hi int) { return ntcopy.MoveVec() }
+
 // copyDirect is copy(dst, src) (equal lengths) into or out of a direct target.
 func (w *Win) copyDirect(dst, src []byte) {
 	if len(src) < 1<<20 {
-		ntcopy.Move(dst, src)
+		ntcopy.MoveCached(dst, src)
 		return
 	}
 	if w.streamed.Add(int64(len(src))) > streamBytes && streamNT {
