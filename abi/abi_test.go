@@ -464,6 +464,85 @@ int main(int argc, char **argv) {
 	}
 }
 
+// TestCacheCleanLibraries: mpigo cache clean removes the cache's libraries built from other
+// sources, with their lock files, and keeps the current sources' entry, an entry
+// another mpigo is building (its lock held) and what is not an entry.
+func TestCacheCleanLibraries(t *testing.T) {
+	mpigo := setup(t)
+	cache := t.TempDir()
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	cmd := exec.Command(mpigo, "cc", "-showme:libdirs")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mpigo cc -showme:libdirs: %v", err)
+	}
+	dir := filepath.Join(cache, "mpigo", "abi")
+	current := filepath.Dir(strings.TrimSpace(string(out)))
+	if filepath.Dir(current) != dir {
+		t.Fatalf("the current library's directory %s is not under %s", current, dir)
+	}
+	entry := func(p string, size int) {
+		if err := os.MkdirAll(filepath.Join(p, "lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "lib", abi.LibName), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p+".lock", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, busy, other := filepath.Join(dir, "0123456789abcdef"), filepath.Join(dir, "00000000000000aa"), filepath.Join(dir, "notes")
+	entry(current, 10)
+	entry(old, 300000)
+	entry(busy, 10)
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(busy+".lock", os.O_RDWR, 0)
+	if err == nil {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := func() string {
+		cmd := exec.Command(mpigo, "cache", "clean")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("mpigo cache clean: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	show := exec.Command(mpigo, "cache")
+	show.Env = env
+	if out, err := show.CombinedOutput(); err != nil || !strings.Contains(string(out), dir+": 3 C ABI libraries, 0.3 MiB (2 built from other sources") {
+		t.Errorf("mpigo cache said %q (%v); want 3 libraries of 0.3 MiB, 2 of them of other sources, in %s", out, err, dir)
+	}
+	said := clean()
+	if !strings.Contains(said, "removed "+old+"\n") || !strings.Contains(said, "other sources: 1 (0.3 MiB)") {
+		t.Errorf("mpigo cache clean said %q; want %s removed, 1 library of 0.3 MiB", said, old)
+	}
+	if exists(old) || exists(old+".lock") {
+		t.Errorf("%s or its lock file is still there", old)
+	}
+	for _, p := range []string{current, current + ".lock", busy, other} {
+		if !exists(p) {
+			t.Errorf("%s was removed", p)
+		}
+	}
+	lock.Close()
+	if said := clean(); !strings.Contains(said, "removed "+busy+"\n") || exists(busy) {
+		t.Errorf("once its lock was released, mpigo cache clean said %q and %s exists: %v", said, busy, exists(busy))
+	}
+	if !exists(current) {
+		t.Errorf("the current sources' %s was removed", current)
+	}
+}
+
 // TestShowUnbuilt: `mpigo cc -showme:libdirs` (and the other forms that name the
 // library) on a cache that does not hold the library yet still prints where it goes,
 // without building it, and says on stderr that it is not there yet.

@@ -186,6 +186,114 @@ func Ensure(log func(string)) (string, error) {
 	return dir, nil
 }
 
+// Clean removes from the cache every library but the one built from the current
+// sources (if it is built), with its lock file, and returns the directories it
+// removed and their bytes. Each build from other sources (a checkout's edit, another
+// release) leaves a library of its own there, which nothing removes otherwise; a
+// program linked by mpigo cc against a removed one must be linked again. An entry
+// another mpigo is building (its lock held) is left alone.
+func Clean() (removed []string, bytes int64, err error) {
+	keep := ""
+	if dir, _, err := Built(); err == nil {
+		keep = filepath.Base(dir)
+	}
+	return clean(CacheDir(), keep)
+}
+
+// CacheUsage counts the libraries in the cache, those built from other sources than
+// the current ones (what Clean removes), and their bytes.
+func CacheUsage() (libs, others int, bytes int64, err error) {
+	keep := ""
+	if dir, _, err := Built(); err == nil {
+		keep = filepath.Base(dir)
+	}
+	entries, err := os.ReadDir(CacheDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, 0, nil
+	}
+	for _, e := range entries {
+		if e.IsDir() && isKey(e.Name()) {
+			libs++
+			if e.Name() != keep {
+				others++
+			}
+			bytes += treeBytes(filepath.Join(CacheDir(), e.Name()))
+		}
+	}
+	return libs, others, bytes, err
+}
+
+// clean is Clean on cache directory dir, keeping the entry named keep ("" for none).
+func clean(dir, keep string) (removed []string, bytes int64, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == keep || !isKey(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		unlock, ok := tryLockDir(p)
+		if !ok {
+			continue
+		}
+		n := treeBytes(p)
+		rerr := os.RemoveAll(p)
+		os.Remove(p + ".lock")
+		unlock()
+		if rerr != nil {
+			return removed, bytes, rerr
+		}
+		removed = append(removed, p)
+		bytes += n
+	}
+	return removed, bytes, nil
+}
+
+// isKey says whether name is a cache entry's: stamp's 16 lowercase hex digits.
+func isKey(name string) bool {
+	if len(name) != 16 {
+		return false
+	}
+	for _, c := range name {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// treeBytes is the size of the regular files under dir.
+func treeBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// tryLockDir takes lockDir's lock on dir if nobody holds it.
+func tryLockDir(dir string) (unlock func(), ok bool) {
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
+}
+
 // libLdflags are the linker's flags for the library: its soname, and the GODEBUG
 // default of its Go runtime (libGodebug).
 const libLdflags = "-extldflags=-Wl,-soname," + LibName + " -X=runtime.godebugDefault=" + libGodebug
