@@ -43,9 +43,19 @@ for impl in $IMPLS; do
 	*) echo "imb: unknown implementation $impl (mpich, openmpi, mpigo_c)"; exit 2 ;;
 	esac
 	mkdir -p "$bin/imb-$impl" "$OUT/$impl"
-	(cd "$imb" && tar -c --exclude=.git .) | tar -x -C "$bin/imb-$impl"
+	# Without what an earlier build left in IMB_DIR (objects, IMB-* binaries), which
+	# make would find up to date and run against the library that built them.
+	(cd "$imb" && tar -c --exclude=.git --exclude='*.o' .) | tar -x -C "$bin/imb-$impl"
+	find "$bin/imb-$impl" -type f -name 'IMB-*' -perm -u+x -delete
 	make -C "$bin/imb-$impl" CC="$cc" CXX="$cxx" IMB-MPI1 >"$OUT/$impl/build.log" 2>&1 ||
 		{ echo "imb: building IMB-MPI1 with $cc failed: $OUT/$impl/build.log"; exit 1; }
+	case $impl in
+	mpich) want=libmpich.so ;;
+	openmpi) want=libmpi.so.40 ;;
+	mpigo_c) want=$bin/abi/lib/libmpi_abi.so.1 ;;
+	esac
+	ldd "$bin/imb-$impl/IMB-MPI1" | grep -qF "$want" ||
+		{ echo "imb: $impl's IMB-MPI1 does not load $want:"; ldd "$bin/imb-$impl/IMB-MPI1"; exit 1; }
 done
 
 . "$PROJECT/bench/launch.sh"
