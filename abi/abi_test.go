@@ -522,6 +522,11 @@ func TestCacheCleanLibraries(t *testing.T) {
 	if out, err := show.CombinedOutput(); err != nil || !strings.Contains(string(out), dir+": 3 C ABI libraries, 0.3 MiB (2 built from other sources") {
 		t.Errorf("mpigo cache said %q (%v); want 3 libraries of 0.3 MiB, 2 of them of other sources, in %s", out, err, dir)
 	}
+	lost := exec.Command(mpigo, "cache", "clean")
+	lost.Env = append(env, "MPIGO_SOURCE="+t.TempDir())
+	if out, err := lost.CombinedOutput(); err == nil || !strings.Contains(string(out), "left the C ABI libraries alone") || !exists(old) {
+		t.Errorf("mpigo cache clean without the sources: %v, %q; want an error that leaves %s", err, out, old)
+	}
 	said := clean()
 	if !strings.Contains(said, "removed "+old+"\n") || !strings.Contains(said, "other sources: 1 (0.3 MiB)") {
 		t.Errorf("mpigo cache clean said %q; want %s removed, 1 library of 0.3 MiB", said, old)

@@ -187,17 +187,18 @@ func Ensure(log func(string)) (string, error) {
 }
 
 // Clean removes from the cache every library but the one built from the current
-// sources (if it is built), with its lock file, and returns the directories it
+// sources (built or not yet), with its lock file, and returns the directories it
 // removed and their bytes. Each build from other sources (a checkout's edit, another
 // release) leaves a library of its own there, which nothing removes otherwise; a
 // program linked by mpigo cc against a removed one must be linked again. An entry
-// another mpigo is building (its lock held) is left alone.
+// another mpigo is building (its lock held) is left alone, and so is every entry when
+// the current sources cannot be found.
 func Clean() (removed []string, bytes int64, err error) {
-	keep := ""
-	if dir, _, err := Built(); err == nil {
-		keep = filepath.Base(dir)
+	dir, _, err := Built()
+	if err != nil {
+		return nil, 0, fmt.Errorf("left the C ABI libraries alone: which one the current sources build is unknown (%v)", err)
 	}
-	return clean(CacheDir(), keep)
+	return clean(CacheDir(), filepath.Base(dir))
 }
 
 // CacheUsage counts the libraries in the cache, those built from other sources than

@@ -33,6 +33,9 @@ func TestSplitCaches(t *testing.T) {
 		if got := splitVendor(w(c.name[0:4]), w(c.name[4:8]), w(c.name[8:12])); got != c.want {
 			t.Errorf("splitVendor(%q) = %v, want %v", c.name, got, c.want)
 		}
+		if got := intelVendor(w(c.name[0:4]), w(c.name[4:8]), w(c.name[8:12])); got != (c.name == "GenuineIntel") {
+			t.Errorf("intelVendor(%q) = %v", c.name, got)
+		}
 	}
 }
 
