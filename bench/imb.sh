@@ -7,7 +7,9 @@
 #
 # usage (from the project's root):  bench/imb.sh IMB_DIR [IMB-MPI1 ARGS...]
 #   IMB_DIR   a checkout of intel/mpi-benchmarks (not part of this repository; it is
-#             copied and built under a temporary directory, never in place)
+#             copied, without objects or IMB-* binaries an earlier build left, and
+#             built under a temporary directory, never in place; each build must load
+#             its own MPI library, or the script stops)
 #   ARGS      default: -msglog 0:22 -iter 20000 -time 2 -iter_policy off
 #             PingPong Sendrecv Allreduce Bcast Barrier (issue 36's bar)
 # env:   RUNS=3, NP=2, IMPLS="mpich mpigo_c" (add openmpi for Open MPI), TIMEOUT=1800

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/mpigo/mpigo/abi"
 	"os"
 
+	"github.com/mpigo/mpigo/abi"
 	"github.com/mpigo/mpigo/internal/launch"
 )
 
