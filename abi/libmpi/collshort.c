@@ -207,6 +207,24 @@ static inline void owe(mpigo_own *o, int r) {
     o->owed = (w & ~(uint64_t)0xff) | (uint64_t)r << (8 + 16 * m) | (m + 1);
 }
 
+/* A Bcast's root writes its chunk into ring lines that the readers hold from their last
+ * read of them. Ordinary stores (glibc's memcpy below its REP MOVSB threshold) take each
+ * line back from the readers' caches before writing it; on Intel's cores with fast
+ * string moves REP MOVSB writes whole lines without reading them, so the flag stored
+ * after them reaches the readers sooner. From RING_MOVSB bytes the root copies so
+ * (docs/BENCHMARKS.md, "A Bcast's ring chunk written by REP MOVSB"). */
+#define RING_MOVSB 128
+
+static inline void ring_copy(char *d, const void *s, size_t n) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (n >= RING_MOVSB && mpigo_intel_fsrm) {
+        __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+        return;
+    }
+#endif
+    memcpy(d, s, n);
+}
+
 /* short_bcast is MPI_Bcast here (MPI_Bcast_c with big), or -1: the Go way. */
 static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t count, MPI_Datatype dt, int root,
                                                              MPI_Comm comm, int big) {
@@ -268,7 +286,7 @@ static inline __attribute__((always_inline)) int short_bcast(void *buf, int64_t 
                 if (j != d->rank && load(flag(d, j, MPIGO_R_ACK)) < m) m = load(flag(d, j, MPIGO_R_ACK));
             o->ack_known = m;
         }
-        if (n > 0) memcpy(data, buf, (size_t)n);
+        if (n > 0) ring_copy(data, buf, (size_t)n);
         *total = (uint64_t)n;
         raise_(d, seq, c);
         /* Owing lines before it, its own chunk is acknowledged after them. */

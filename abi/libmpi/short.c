@@ -87,6 +87,7 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
  * sizes Go copies with the loop where copy_loop is 0 (0, 0: none). */
 #define COPY_LOOP 2048
 static int32_t copy_loop;
+int32_t mpigo_intel_fsrm;
 int64_t mpigo_copy_rep, mpigo_copy_vec_min, mpigo_copy_vec_max;
 int32_t mpigo_shared_spin, mpigo_shared_handoffs;
 
@@ -97,10 +98,11 @@ int32_t mpigo_shared_spin, mpigo_shared_handoffs;
 __attribute__((constructor)) static void copy_choose(void) {
     unsigned a, b = 0, c, d = 0;
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx")) return;
     __get_cpuid_count(7, 0, &a, &b, &c, &d);
     int erms = (b >> 9) & 1, fsrm = (d >> 4) & 1;
-    copy_loop = !(__builtin_cpu_is("intel") && erms && fsrm);
+    mpigo_intel_fsrm = __builtin_cpu_is("intel") && erms && fsrm;
+    if (!__builtin_cpu_supports("avx")) return;
+    copy_loop = !mpigo_intel_fsrm;
 }
 
 /* copy_movsb copies n bytes forward with REP MOVSB (buffers that do not overlap). */

@@ -98,6 +98,7 @@ extern MPIGO_HIDDEN int32_t mpigo_short_live;
 extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
 extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: count atomically */
 extern MPIGO_HIDDEN int64_t mpigo_copy_vec_min, mpigo_copy_vec_max; /* window.CopyVec: copies of these sizes take the AVX loop (0, 0: none) */
+extern MPIGO_HIDDEN int32_t mpigo_intel_fsrm; /* an Intel CPU with fast string moves (ERMS and FSRM), set when the library is loaded */
 extern MPIGO_HIDDEN int64_t mpigo_copy_rep; /* window.CopyREP: copies from this size take REP MOVSB (0: never) */
 extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);

@@ -81,7 +81,7 @@ static void bcasts(MPI_Comm comm, const char *name) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     static unsigned char b[20000];
-    static const int sizes[] = {0, 1, 8, 48, 49, 100, 1024, 4095};
+    static const int sizes[] = {0, 1, 8, 48, 49, 100, 127, 128, 129, 1024, 2047, 4095}; /* around ring_copy's RING_MOVSB */
     int ns = (int)(sizeof sizes / sizeof sizes[0]);
     int calls = 0;
     IN_C(ns * 2 * size, name, {
