@@ -216,13 +216,8 @@ static inline void owe(mpigo_own *o, int r) {
 #define RING_MOVSB 128
 
 static inline void ring_copy(char *d, const void *s, size_t n) {
-#if defined(__GNUC__) && defined(__x86_64__)
-    if (n >= RING_MOVSB && mpigo_intel_fsrm) {
-        __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-        return;
-    }
-#endif
-    memcpy(d, s, n);
+    if (n >= RING_MOVSB && mpigo_intel_fsrm) mpigo_movsb(d, s, n);
+    else memcpy(d, s, n);
 }
 
 /* short_bcast is MPI_Bcast here (MPI_Bcast_c with big), or -1: the Go way. */

@@ -105,11 +105,6 @@ __attribute__((constructor)) static void copy_choose(void) {
     copy_loop = !mpigo_intel_fsrm;
 }
 
-/* copy_movsb copies n bytes forward with REP MOVSB (buffers that do not overlap). */
-static inline void copy_movsb(void *d, const void *s, size_t n) {
-    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-}
-
 /* copy_avx is Go's avxUnaligned below its non-temporal size: n >= 256 bytes between
  * buffers that do not overlap, 128 bytes a step in 32-byte loads and stores aligned at
  * the destination; the first 32 and last 128 bytes are loaded before the loop and
@@ -139,7 +134,6 @@ __attribute__((target("avx"), noinline)) static void copy_avx(char *d, const cha
 }
 #else
 static void copy_avx(char *d, const char *s, size_t n) { memmove(d, s, n); }
-static void copy_movsb(void *d, const void *s, size_t n) { memmove(d, s, n); }
 #endif
 
 /* copy is memmove(d, s, n) for the short ways' Put and Get, as the Go way copies;
@@ -149,7 +143,7 @@ static inline void copy(void *d, const void *s, int64_t n) {
     int apart = dd - ss >= (uint64_t)n && ss - dd >= (uint64_t)n;
     if (apart && n >= COPY_LOOP && copy_loop) {
         if (mpigo_copy_rep > 0 && n >= mpigo_copy_rep)
-            copy_movsb(d, s, (size_t)n);
+            mpigo_movsb(d, s, (size_t)n);
         else
             copy_avx(d, s, (size_t)n);
     } else if (apart && n >= mpigo_copy_vec_min && n <= mpigo_copy_vec_max)

@@ -5,6 +5,7 @@
 #define MPIGO_SHORT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "handle.h"
 
 /* A target of a window, as this rank reaches it. */
@@ -110,6 +111,16 @@ extern MPIGO_HIDDEN mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
  * (idle.MaxHandoffs) before it goes on in Go, as Go's waits do then; 0: the node is the
  * job's, and the waits follow their own policy. */
 extern MPIGO_HIDDEN int32_t mpigo_shared_spin, mpigo_shared_handoffs;
+
+/* mpigo_movsb copies n bytes forward with REP MOVSB (buffers that do not overlap;
+ * memmove where there is no such instruction). */
+static inline void mpigo_movsb(void *d, const void *s, size_t n) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+#else
+    memmove(d, s, n);
+#endif
+}
 
 /* mpigo_spin_cap is spin capped by the node's shared state. */
 static inline int64_t mpigo_spin_cap(int64_t spin) {
