@@ -783,6 +783,18 @@ func TestOneSidedShortWays(t *testing.T) {
 	})
 }
 
+// TestFlushThreadMultiple: MPI_Win_flush_local_all and MPI_Win_flush_local from four
+// threads at once, each round a Fetch_and_op and a Get, over TCP and on a window of
+// MPI_Win_create in shared memory: a thread's result and data are there when its own
+// flush returns (flushmt.c). Before the completions of a target's shipped operations
+// took turns, a flush that found another thread's flush under way returned at once,
+// 9 runs in 20 over TCP failed, and TestOneSidedShortWays/nodes died now and then of
+// the late writes into a thread's stack gone.
+func TestFlushThreadMultiple(t *testing.T) {
+	t.Run("tcp", func(t *testing.T) { job(t, "flushmt", 3, mpitest.TCP.Flags()...) })
+	t.Run("create", func(t *testing.T) { jobArgs(t, "flushmt", 3, nil, []string{"create"}) })
+}
+
 // TestSendShortWay: MPI_Send's short way in C (libmpi/p2pshort.c) for small messages
 // to a node peer, and the Go way for every other send, with the same data, order and
 // errors (p2pshort.c says which cases): over shared memory with rings of 16 cells, at
