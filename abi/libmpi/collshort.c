@@ -10,8 +10,8 @@
  * datatype with MPI_SUM, MPI_PROD or a bitwise op whose message fits the inline lines.
  *
  * Taken only where the record would count the call untimed (prof.Gate, as p2pshort.c),
- * or at MPI_THREAD_MULTIPLE where it lets C count the call (mpigo_conc_open: counted
- * atomically, one in about 64 of all threads' calls timed), while the group has not
+ * or at MPI_THREAD_MULTIPLE where it lets C count the call (tallies.h: in the thread's
+ * copy of the counts, one in about 64 of its calls timed, mpigo_conc_open), while the group has not
  * failed; everything else goes to
  * the Go half (goPMPI_x, zgo.h) before the op begins, which does what it always did. Once
  * begun, what only Go does is handed to Go to go on from where C stopped: a wait
@@ -37,7 +37,6 @@
 #include "zgo.h"
 
 mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
-mpigo_calls mpigo_coll_calls[MPIGO_CC_N];
 /* Per predefined datatype (0x200 + i), the operations of MPIGO_OP_* an Allreduce may
  * apply to it here: those Go's conversion accepts (collshort.go). */
 MPIGO_HIDDEN uint8_t mpigo_coll_ops[256];

@@ -3,6 +3,7 @@ package main
 /*
 #include "collshort.h"
 extern uint8_t mpigo_coll_ops[256];
+#include "tallies.h"
 */
 import "C"
 
@@ -218,7 +219,9 @@ func rawBytes(p unsafe.Pointer, n int64) []byte {
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
-func mpigo_short_colls() int64 { return callsDone(C.mpigo_coll_calls[:]) }
+func mpigo_short_colls() int64 {
+	return callsDone(func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
+}
 
 // collshort.h's layout of Go's memory holds.
 var (
@@ -238,7 +241,6 @@ var (
 )
 
 func init() {
-	prof.WatchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
-		pAllgatherv.Call, pReduce.Call},
-		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_coll_calls[0])), C.MPIGO_CC_N))
+	watchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
+		pAllgatherv.Call, pReduce.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
 }

@@ -73,8 +73,6 @@ enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_GATHER, MP
 #define MPIGO_CC_LARGE 0x100
 /* A window's fence: winshort.c's wait goes on in Go as the window's (mpigo_win_coll_wait). */
 #define MPIGO_CC_FENCE MPIGO_CC_N
-/* What the short collectives did, for the profile (as short.c's mpigo_short_calls). */
-extern MPIGO_HIDDEN mpigo_calls mpigo_coll_calls[MPIGO_CC_N];
 
 /* For winshort.c: d's Barrier (0, or the Go half's error code), and a poll of the word
  * at p until it is at least v by d's idle policy's spin and yields (1), or until they

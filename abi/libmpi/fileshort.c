@@ -48,7 +48,6 @@
 mpigo_file mpigo_files[MPIGO_SHORT_FILES];
 uintptr_t mpigo_file_gate;
 int32_t mpigo_file_source, mpigo_file_tag;
-mpigo_calls mpigo_file_calls[MPIGO_FC_N];
 
 /* A count beyond this takes the Go way (then count * size cannot overflow: sizes are
  * at most 64 KiB). */

@@ -2,6 +2,7 @@ package main
 
 /*
 #include "fileshort.h"
+#include "tallies.h"
 */
 import "C"
 
@@ -108,12 +109,14 @@ func hideFile(h uintptr, d *mpir.File) {
 // itself, for C programs that check which way a call took (abi/testdata/fileshort.c).
 //
 //export mpigo_short_files
-func mpigo_short_files() int64 { return callsDone(C.mpigo_file_calls[:]) }
+func mpigo_short_files() int64 {
+	return callsDone(func(b *C.mpigo_tallies) []C.mpigo_calls { return b.file[:] })
+}
 
 func init() {
 	C.mpigo_file_gate = C.uintptr_t(prof.Gate())
 	C.mpigo_file_source = C.int32_t(rankOut(mpir.SourceRank(nil, core.AnySource)))
 	C.mpigo_file_tag = C.int32_t(tagOut(core.AnyTag))
-	prof.WatchTallies([]prof.Call{prof.FileReadAt, prof.FileWriteAt, prof.FileWriteOrdered},
-		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_file_calls[0])), C.MPIGO_FC_N))
+	watchTallies([]prof.Call{prof.FileReadAt, prof.FileWriteAt, prof.FileWriteOrdered},
+		func(b *C.mpigo_tallies) []C.mpigo_calls { return b.file[:] })
 }

@@ -52,8 +52,7 @@ extern MPIGO_HIDDEN uintptr_t mpigo_file_gate;
  * writes them (fileIO's putStatus). */
 extern MPIGO_HIDDEN int32_t mpigo_file_source, mpigo_file_tag;
 
+/* The C way's calls, as the profile counts them (tallies.h). */
 enum { MPIGO_FC_READ_AT, MPIGO_FC_WRITE_AT, MPIGO_FC_WRITE_ORDERED, MPIGO_FC_N };
-/* What the C way did, for the profile (as short.c's mpigo_short_calls). */
-extern MPIGO_HIDDEN mpigo_calls mpigo_file_calls[MPIGO_FC_N];
 
 #endif

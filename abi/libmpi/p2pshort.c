@@ -216,8 +216,6 @@ typedef struct {
     uint32_t waits;
 } srec;
 
-int32_t mpigo_conc_gap = 1;
-
 /* srec_open says whether the record lets the short way take the call now (as
  * mpigo_gate_open), locked whether the engine's lock is held. */
 static inline int srec_open(srec *s, int locked) {

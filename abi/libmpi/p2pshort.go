@@ -192,18 +192,8 @@ func mpigo_short_sendrecvs() int64 {
 	return shortCount(C.MPIGO_C_SENDRECV) + shortCount(C.MPIGO_C_SENDRECV_REPLACE)
 }
 
-func shortCount(call int) int64 { return callsDone(C.mpigo_short_calls[call : call+1]) }
-
-// callsDone is how many calls a C way's table of counts (short.h's mpigo_calls) holds:
-// the sum of their size histograms, read atomically as the record's snapshot reads them.
-func callsDone(cs []C.mpigo_calls) int64 {
-	n := uint64(0)
-	for k := range cs {
-		for i := range cs[k].hist {
-			n += atomic.LoadUint64((*uint64)(unsafe.Pointer(&cs[k].hist[i])))
-		}
-	}
-	return int64(n)
+func shortCount(call int) int64 {
+	return callsDone(func(b *C.mpigo_tallies) []C.mpigo_calls { return b.p2p[call : call+1] })
 }
 
 // mpigo_short_sends is how many sends p2pshort.c did itself, for C programs that

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "handle.h"
 #include "short.h"
+#include "tallies.h"
 
 /* A traffic count: prof.Link. */
 typedef struct {
@@ -209,48 +210,49 @@ static inline void mpigo_gate_count(uint32_t *gate, mpigo_calls *c) {
 
 /* At MPI_THREAD_MULTIPLE the record's gate stays 0. Where the record lets code
  * outside Go count its own calls there (mpigo_p2p.conc), a C short way takes the call,
- * counts it, and times one in about MPIGO_SAMPLE_EVERY of all such calls of every
- * thread, drawn from one countdown (mpigo_conc_gap) that threads take turns at by
- * compare-and-swap, the next gap from the clock's low bits. mpigo_conc_open says
- * whether this call is the one timed: its start (never 0), else 0, and the count of
- * waits gone to Go then (*waits), which tells a sample that waited. */
-extern MPIGO_HIDDEN int32_t mpigo_conc_gap;
+ * counts it (tallies.h), and times one in about MPIGO_SAMPLE_EVERY of its thread's
+ * such calls, by the thread's own countdown (mpigo_self.gap), the next gap from the
+ * clock's low bits. mpigo_conc_open says whether this call is the one timed: its start
+ * (never 0), else 0, and the count of waits gone to Go then (*waits), which tells a
+ * sample that waited. */
 static inline uint64_t mpigo_conc_open(uint32_t *waits) {
-    int32_t g = __atomic_load_n(&mpigo_conc_gap, __ATOMIC_RELAXED);
-    for (;;) {
-        if (g > 1) {
-            if (__atomic_compare_exchange_n(&mpigo_conc_gap, &g, g - 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return 0;
-            continue;
-        }
-        uint64_t t0 = mpigo_ticks() | 1;
-        int32_t next = (int32_t)((t0 >> 5) % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
-        if (__atomic_compare_exchange_n(&mpigo_conc_gap, &g, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            *waits = __atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED);
-            return t0;
-        }
+    int32_t g = mpigo_self.gap;
+    if (g > 1) {
+        mpigo_self.gap = g - 1;
+        return 0;
+    }
+    uint64_t t0 = mpigo_ticks() | 1;
+    mpigo_self.gap = (int32_t)((t0 >> 5) % (2 * MPIGO_SAMPLE_EVERY - 1)) + 1;
+    *waits = __atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED);
+    return t0;
+}
+
+/* mpigo_conc_sample counts the sample mpigo_conc_open timed from t0 into c
+ * (tallies.h). */
+static void __attribute__((noinline, unused)) mpigo_conc_sample(mpigo_calls *c, uint64_t t0, uint32_t waits) {
+    uint64_t d = mpigo_ticks() - t0;
+    int waited = __atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED) != waits;
+    mpigo_calls *m = mpigo_mine(c);
+    if (m != NULL) {
+        mpigo_bump(waited ? &m->blocked : &m->timed, 1);
+        mpigo_bump(waited ? &m->blocked_ticks : &m->ticks, d);
+    } else {
+        __atomic_fetch_add(waited ? &c->blocked : &c->timed, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(waited ? &c->blocked_ticks : &c->ticks, d, __ATOMIC_RELAXED);
     }
 }
 
 /* mpigo_conc_count ends a call mpigo_conc_open let a C short way take at
- * MPI_THREAD_MULTIPLE, timed from t0 (0: untimed), into c, atomically. */
+ * MPI_THREAD_MULTIPLE, timed from t0 (0: untimed), into c. */
 static inline void mpigo_conc_count(mpigo_calls *c, uint64_t t0, uint32_t waits) {
-    if (t0 == 0) return;
-    uint64_t d = mpigo_ticks() - t0;
-    if (__atomic_load_n(&mpigo_sample.go_waits, __ATOMIC_RELAXED) != waits) {
-        __atomic_fetch_add(&c->blocked, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->blocked_ticks, d, __ATOMIC_RELAXED);
-    } else {
-        __atomic_fetch_add(&c->timed, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->ticks, d, __ATOMIC_RELAXED);
-    }
+    if (t0 != 0) mpigo_conc_sample(c, t0, waits);
 }
 
 /* mpigo_count_mt counts a call of n bytes that a C short way did at
- * MPI_THREAD_MULTIPLE without the engine's lock, into c: atomically, as prof's shared
- * tallies count, with its sample (mpigo_conc_open's t0 and waits). */
+ * MPI_THREAD_MULTIPLE without the engine's lock, into c, with its sample
+ * (mpigo_conc_open's t0 and waits). */
 static inline void mpigo_count_mt(mpigo_calls *c, int64_t n, uint64_t t0, uint32_t waits) {
-    __atomic_fetch_add(&c->hist[n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0], 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&c->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+    mpigo_count_size(c, n);
     mpigo_conc_count(c, t0, waits);
 }
 

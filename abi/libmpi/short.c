@@ -20,22 +20,57 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the accumulate loops: vectorised as the device's kernels are */
 #endif
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include "mpi.h"
 #include "short.h"
+#include "tallies.h"
 #include "zgo.h"
 
 int32_t mpigo_short_live;
+mpigo_tallies mpigo_tally, mpigo_tally_slots[MPIGO_TSLOTS];
+__thread mpigo_thread mpigo_self __attribute__((tls_model("initial-exec")));
 mpigo_dt mpigo_short_dts[256];
 mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
 int32_t mpigo_short_mt;
-mpigo_calls mpigo_short_calls[MPIGO_C_N];
 
-/* The profile's counts (short.h): plain adds unless threads may count at once
- * (mpigo_short_mt, set before any window exists, read once per call). The Go reader
- * loads them atomically; an aligned 8-byte store is never seen torn. */
+/* The copies of mpigo_tally not claimed (bit k: mpigo_tally_slots[k]). A thread gives
+ * its copy back when it exits (slot_key's destructor), for the next to add on. */
+static uint32_t slots_free = (1u << MPIGO_TSLOTS) - 1;
+static pthread_key_t slot_key;
+static int slot_key_ok;
+
+static void slot_release(void *v) {
+    uint32_t k = (uint32_t)(uintptr_t)v - 1;
+    mpigo_self.slot = -1; /* a count in a later destructor of this thread's: atomic */
+    __atomic_fetch_or(&slots_free, 1u << k, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void slot_key_make(void) {
+    slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
+}
+
+int32_t mpigo_claim_slot(void) {
+    uint32_t f = __atomic_load_n(&slots_free, __ATOMIC_ACQUIRE);
+    while (slot_key_ok && f != 0) {
+        uint32_t k = (uint32_t)__builtin_ctz(f);
+        if (!__atomic_compare_exchange_n(&slots_free, &f, f & ~(1u << k), 1, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+            continue;
+        if (pthread_setspecific(slot_key, (void *)(uintptr_t)(k + 1)) != 0) {
+            __atomic_fetch_or(&slots_free, 1u << k, __ATOMIC_RELEASE);
+            break;
+        }
+        return mpigo_self.slot = (int32_t)k + 1;
+    }
+    return mpigo_self.slot = -1;
+}
+
+/* The profile's counts of what moved to and from each target (short.h): plain adds
+ * unless threads may count at once (mpigo_short_mt, set before any window exists, read
+ * once per call). The Go reader loads them atomically; an aligned 8-byte store is
+ * never seen torn. The calls' own counts are tallies.h's. */
 static inline void add(uint64_t *p, uint64_t v, int mt) {
     if (mt) __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
     else *p += v;
@@ -56,8 +91,7 @@ static inline void counted(int call, int64_t n, uint64_t *to, uint64_t *from) {
     mpigo_calls *c = &mpigo_short_calls[call];
     int b = n > 0 ? 64 - __builtin_clzll((uint64_t)n) : 0;
     if (__builtin_expect(mpigo_short_mt != 0, 0)) {
-        add(&c->hist[b], 1, 1);
-        add(&c->bytes, (uint64_t)n, 1);
+        mpigo_count_size(c, n);
         link(to, n, 1);
         link(from, n, 1);
         return;

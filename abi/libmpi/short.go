@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "short.h"
+#include "tallies.h"
 #include "winshort.h"
 */
 import "C"
@@ -333,7 +334,42 @@ var (
 // its snapshots read them where short.c counts them, so the C short ways never cross
 // into Go to count, and the record never calls up to read them.
 func init() {
-	prof.WatchTallies(shortCalls[:], unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_short_calls[0])), len(shortCalls)))
+	watchTallies(shortCalls[:], func(b *C.mpigo_tallies) []C.mpigo_calls { return b.p2p[:] })
+}
+
+// tallyBlocks are tallies.h's block of counts and the threads' copies of it: every
+// count of a C short way is in one of them.
+func tallyBlocks() []*C.mpigo_tallies {
+	bs := []*C.mpigo_tallies{&C.mpigo_tally}
+	for k := range C.MPIGO_TSLOTS {
+		bs = append(bs, &C.mpigo_tally_slots[k])
+	}
+	return bs
+}
+
+// watchTallies hands the record the tallies of calls in every block, where family
+// finds them.
+func watchTallies(calls []prof.Call, family func(*C.mpigo_tallies) []C.mpigo_calls) {
+	for _, b := range tallyBlocks() {
+		cs := family(b)
+		prof.WatchTallies(calls, unsafe.Slice((*prof.Tally)(unsafe.Pointer(&cs[0])), len(cs)))
+	}
+}
+
+// callsDone is how many calls a C way's counts (family: which of a block's) hold in
+// every block: the sum of their size histograms, read atomically as the record's
+// snapshot reads them.
+func callsDone(family func(*C.mpigo_tallies) []C.mpigo_calls) int64 {
+	n := uint64(0)
+	for _, b := range tallyBlocks() {
+		cs := family(b)
+		for k := range cs {
+			for i := range cs[k].hist {
+				n += atomic.LoadUint64((*uint64)(unsafe.Pointer(&cs[k].hist[i])))
+			}
+		}
+	}
+	return int64(n)
 }
 
 // watch hands the links of s's targets ts (in C memory: what short.c moved to and

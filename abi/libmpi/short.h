@@ -75,9 +75,10 @@ enum { MPIGO_K_NONE, MPIGO_K_I8, MPIGO_K_I16, MPIGO_K_I32, MPIGO_K_I64, MPIGO_K_
 /* What the short ways did, for the profile (internal/prof): per call its bytes and
  * sizes (as prof.Counter: bucket b holds sizes of bit length b; the count is the
  * buckets' sum), the samples a short way timed itself (timed of them, ticks in all,
- * and those that waited: prof.Tally), and per target (mpigo_target) what moved to and from it. Plain adds
- * below MPI_THREAD_MULTIPLE, atomic at it; Go reads them at its snapshots (short.go),
- * so the short ways never cross into Go to count. */
+ * and those that waited: prof.Tally; kept in tallies.h's block), and per target
+ * (mpigo_target) what moved to and from it. Plain adds below MPI_THREAD_MULTIPLE; at it
+ * a thread's own copy of the calls' counts, the targets' atomic; Go reads them at its
+ * snapshots (short.go), so the short ways never cross into Go to count. */
 typedef struct {
     uint64_t bytes, hist[65];
     uint64_t timed, ticks;                 /* samples that did not wait */
@@ -97,11 +98,10 @@ enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_
 #define MPIGO_HIDDEN __attribute__((visibility("hidden")))
 extern MPIGO_HIDDEN int32_t mpigo_short_live;
 extern MPIGO_HIDDEN mpigo_dt mpigo_short_dts[256];
-extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: count atomically */
+extern MPIGO_HIDDEN int32_t mpigo_short_mt; /* MPI_THREAD_MULTIPLE: threads count at once (tallies.h) */
 extern MPIGO_HIDDEN int64_t mpigo_copy_vec_min, mpigo_copy_vec_max; /* window.CopyVec: copies of these sizes take the AVX loop (0, 0: none) */
 extern MPIGO_HIDDEN int32_t mpigo_intel_fsrm; /* an Intel CPU with fast string moves (ERMS and FSRM), set when the library is loaded */
 extern MPIGO_HIDDEN int64_t mpigo_copy_rep; /* window.CopyREP: copies from this size take REP MOVSB (0: never) */
-extern MPIGO_HIDDEN mpigo_calls mpigo_short_calls[MPIGO_C_N];
 MPIGO_HIDDEN void mpigo_short_set(uintptr_t h, mpigo_win *d);
 extern MPIGO_HIDDEN mpigo_win *mpigo_short_wins[MPIGO_SHORT_WINS];
 

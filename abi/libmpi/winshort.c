@@ -42,7 +42,6 @@
 #include "zgo.h"
 
 uint64_t mpigo_group_frees;
-mpigo_calls mpigo_wsync_calls[MPIGO_W_N];
 
 /* The Go half of a PSCW wait beyond the spin (short.go). */
 extern int32_t mpigo_win_await(uintptr_t win, void *p, uint64_t v);

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "winshort.h"
+#include "tallies.h"
 */
 import "C"
 
@@ -119,14 +120,16 @@ func mpigo_win_await(wh uintptr, p unsafe.Pointer, v uint64) int32 {
 // programs that check which way a call took (abi/testdata/winshort.c).
 //
 //export mpigo_short_syncs
-func mpigo_short_syncs() int64 { return callsDone(C.mpigo_wsync_calls[:]) }
+func mpigo_short_syncs() int64 {
+	return callsDone(func(b *C.mpigo_tallies) []C.mpigo_calls { return b.wsync[:] })
+}
 
 // winshort.h's epoch head is the device's, field for field.
 func checkEpoch(e window.Epoch) bool { return e.HeadSize == int(unsafe.Sizeof(C.mpigo_epoch{})) }
 
 func init() {
-	prof.WatchTallies([]prof.Call{prof.Fence, prof.WinStart, prof.Complete, prof.Post, prof.WinWait, prof.Lock, prof.Unlock},
-		unsafe.Slice((*prof.Tally)(unsafe.Pointer(&C.mpigo_wsync_calls[0])), C.MPIGO_W_N))
+	watchTallies([]prof.Call{prof.Fence, prof.WinStart, prof.Complete, prof.Post, prof.WinWait, prof.Lock, prof.Unlock},
+		func(b *C.mpigo_tallies) []C.mpigo_calls { return b.wsync[:] })
 }
 
 // winshort.h's lock constants are the device's.

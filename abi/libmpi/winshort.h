@@ -34,7 +34,7 @@ struct mpigo_wsync {
 
 extern MPIGO_HIDDEN uint64_t mpigo_group_frees;
 
-/* What the sync calls did, for the profile (as short.c's mpigo_short_calls). */
+/* The sync calls, as the profile counts them (tallies.h). */
 enum { MPIGO_W_FENCE, MPIGO_W_START, MPIGO_W_COMPLETE, MPIGO_W_POST, MPIGO_W_WAIT, MPIGO_W_LOCK, MPIGO_W_UNLOCK, MPIGO_W_N };
 
 /* The device's lock words (internal/window: LockShared, LockExclusive, the NoCheck bit
@@ -43,6 +43,5 @@ enum { MPIGO_W_FENCE, MPIGO_W_START, MPIGO_W_COMPLETE, MPIGO_W_POST, MPIGO_W_WAI
 #define MPIGO_DEV_LOCK_SHARED 235
 #define MPIGO_DEV_LOCK_NOCHECK (1 << 16)
 #define MPIGO_LOCK_EXCL_BIT (1ull << 63)
-extern MPIGO_HIDDEN mpigo_calls mpigo_wsync_calls[MPIGO_W_N];
 
 #endif

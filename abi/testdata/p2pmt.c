@@ -22,8 +22,13 @@
  *     message's data, source and tag right and in order, more receives in C than the
  *     threads' first ones, and every MPI_Irecv counted once (irecv_calls);
  *   - NT threads at once, each making Barriers, Bcasts and Allreduces of 8 bytes on
- *     its own duplicate (the C short collectives, counted atomically at this level):
- *     every result right, some in C, each call counted once. */
+ *     its own duplicate (the C short collectives): every result right, some in C,
+ *     each call counted once;
+ *   - twice NP threads at once, more than the library's copies of the counts
+ *     (tallies.h: the first threads count in copies of their own, the others
+ *     atomically, and a thread's copy passes to a later thread when it exits), each
+ *     making PUTS MPI_Puts of 8 bytes to the peer's shared window: each counted once,
+ *     its bytes too, and every word in place. */
 #include <pthread.h>
 #include <stdint.h>
 #include "check.h"
@@ -36,18 +41,18 @@ extern long mpigo_short_sendrecvs(void);
 extern long mpigo_short_colls(void);
 extern long mpigo_short_irecvs(void);
 
-enum { ROUNDS = 1000, NT = 4, TROUNDS = 2000 };
+enum { ROUNDS = 1000, NT = 4, TROUNDS = 2000, NP = 12, PUTS = 500 };
 
 static int rank, peer;
 static MPI_Comm comms[NT];
 
 static const char *vars[] = {"send_calls",    "recv_calls",    "sendrecv_calls", "send_time",
                              "recv_time",     "sendrecv_time", "barrier_calls",  "bcast_calls",
-                             "allreduce_calls", "irecv_calls"};
+                             "allreduce_calls", "irecv_calls",   "put_calls",      "put_bytes"};
 static const int classes[] = {MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
                               MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,   MPI_T_PVAR_CLASS_TIMER,
                               MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER,
-                              MPI_T_PVAR_CLASS_COUNTER};
+                              MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE};
 enum { NVARS = sizeof vars / sizeof vars[0] };
 static MPI_T_pvar_handle handles[NVARS];
 
@@ -61,6 +66,19 @@ static double seconds(int k) {
     double v = -1;
     OK(MPI_T_pvar_read(pv_session, handles[k], &v));
     return v;
+}
+
+static MPI_Win pwin;
+
+/* puts makes thread t's Puts: PUTS words of the peer's window, the thread's slot. */
+static void *puts_(void *arg) {
+    int t = (int)(long)arg;
+    for (int i = 0; i < PUTS; i++) {
+        int64_t v = (int64_t)rank << 40 | (int64_t)t << 20 | i;
+        OK(MPI_Put(&v, 1, MPI_INT64_T, peer, t, 1, MPI_INT64_T, pwin));
+    }
+    OK(MPI_Win_flush(peer, pwin));
+    return NULL;
 }
 
 /* colls runs thread t's collectives on its own duplicate: Barrier, Bcast of 8 bytes
@@ -246,6 +264,26 @@ int main(int argc, char **argv) {
         CHECK(calls(6 + k) - k0[k] == NT * TROUNDS, "threads: the record counts %llu of %s, not %d",
               calls(6 + k) - k0[k], vars[6 + k], NT * TROUNDS);
     for (int t = 0; t < NT; t++) OK(MPI_Comm_free(&comms[t]));
+
+    /* More threads than copies of the counts, twice over: each Put counted once. */
+    int64_t *words;
+    OK(MPI_Win_allocate(2 * NP * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &words, &pwin));
+    OK(MPI_Win_lock_all(0, pwin));
+    unsigned long long p0 = calls(10), b0 = calls(11);
+    pthread_t pth[2 * NP];
+    for (int t = 0; t < 2 * NP; t++) pthread_create(&pth[t], NULL, puts_, (void *)(long)t);
+    for (int t = 0; t < 2 * NP; t++) pthread_join(pth[t], NULL);
+    for (int t = 0; t < 2 * NP; t++) pthread_create(&pth[t], NULL, puts_, (void *)(long)t);
+    for (int t = 0; t < 2 * NP; t++) pthread_join(pth[t], NULL);
+    unsigned long long np = calls(10) - p0, nb = calls(11) - b0;
+    CHECK(np == 2 * 2 * NP * PUTS && nb == 8 * np, "threads' Puts: the record counts %llu calls and %llu bytes, "
+          "not %d and %d", np, nb, 2 * 2 * NP * PUTS, 8 * 2 * 2 * NP * PUTS);
+    OK(MPI_Win_unlock_all(pwin));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int t = 0; t < 2 * NP; t++)
+        CHECK(words[t] == ((int64_t)peer << 40 | (int64_t)t << 20 | (PUTS - 1)), "word %d: %llx", t,
+              (unsigned long long)words[t]);
+    OK(MPI_Win_free(&pwin));
 
     pv_free(NVARS, handles);
     OK(MPI_T_finalize());

@@ -592,7 +592,20 @@ func (w *Win) completeOut(op string, t int) error { return w.finishOut(op, t, tr
 
 // finishOut is completeOut; without send, t's batch stays to be sent later (its
 // operations are complete at this rank: their data was copied into it).
+//
+// Completions of t's operations by several threads at once (MPI_THREAD_MULTIPLE) take
+// turns (outMu): each must return only once every operation this rank started before
+// it is complete, and one that found the others' list already taken would return
+// while the thread that took it still waits, its own Get's data or Fetch_and_op's
+// result not yet written, later into a buffer it may have freed or a stack gone.
 func (w *Win) finishOut(op string, t int, send bool) error {
+	w.outMu[t].Lock()
+	defer w.outMu[t].Unlock()
+	return w.finishOutTurn(op, t, send)
+}
+
+// finishOutTurn is finishOut in t's turn (outMu[t] held).
+func (w *Win) finishOutTurn(op string, t int, send bool) error {
 	if send {
 		// A completion at the target: the next short operation with an answer goes
 		// at once (run). A local one leaves the run going.
@@ -620,8 +633,13 @@ func (w *Win) finishOut(op string, t int, send bool) error {
 	return first
 }
 
-// flushShipped completes every operation shipped to t: at the target too.
+// flushShipped completes every operation shipped to t: at the target too. It takes
+// t's turn (finishOut) for its flush request as well: a flush that found dirty
+// cleared by another thread's must not return before that one's reply says the
+// target has applied what came before it.
 func (w *Win) flushShipped(op string, t int) error {
+	w.outMu[t].Lock()
+	defer w.outMu[t].Unlock()
 	w.mu.Lock()
 	if w.peers[t].single.Load() && !w.dirty[t] {
 		// Puts alone are written here, and need no request; a batch with shipped
@@ -637,7 +655,7 @@ func (w *Win) flushShipped(op string, t int) error {
 		// applied everything before it.
 		_, err = w.call(op, t, &rma.Header{Kind: rma.KFlush})
 	}
-	if cerr := w.completeOut(op, t); err == nil {
+	if cerr := w.finishOutTurn(op, t, true); err == nil {
 		err = cerr
 	}
 	return err

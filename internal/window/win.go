@@ -139,10 +139,13 @@ type Win struct {
 	mu      sync.Mutex
 	nextID  uint32
 	out     [][]*shipOp // per target: shipped operations not yet complete
-	batch   [][]byte    // per target: requests not sent yet (ship.go)
-	free    [][]byte    // sent batches' buffers, for reuse
-	xfree   []*shipOp   // completed shipOps, for reuse
-	dirty   []bool      // per target: shipped without a reply since its last flush
+	// outMu: per target, held by the completion of its shipped operations (finishOut)
+	// while it takes them from out and waits for them.
+	outMu []sync.Mutex
+	batch [][]byte  // per target: requests not sent yet (ship.go)
+	free  [][]byte  // sent batches' buffers, for reuse
+	xfree []*shipOp // completed shipOps, for reuse
+	dirty []bool    // per target: shipped without a reply since its last flush
 	// undirty: per target, Puts wait in its batch that were not marked dirty, since
 	// the batch may be written by single copy (singlecopy.go); marked when shipped.
 	undirty []bool
@@ -335,6 +338,7 @@ func (w *Win) setup(op string, a Args) error {
 		w.chooseSingle(nodes)
 	}
 	w.out, w.dirty, w.undirty, w.batch = make([][]*shipOp, n), make([]bool, n), make([]bool, n), make([][]byte, n)
+	w.outMu = make([]sync.Mutex, n)
 	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
 	w.breps, w.brepID, w.brepLen = make([][]batchSink, n), make([]uint32, n), make([]int, n)
 	w.epochIn(w.ctrl)
