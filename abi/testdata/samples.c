@@ -97,8 +97,10 @@ int main(int argc, char **argv) {
         }
     }
     long is = mpigo_short_isends() - is0, ir = mpigo_short_irecvs() - ir0, w = mpigo_short_completions() - w0;
-    CHECK(is == ROUNDS && ir == ROUNDS && w == 2 * ROUNDS, "%ld isends, %ld irecvs, %ld completions of %d, %d, %d took C",
-          is, ir, w, ROUNDS, ROUNDS, 2 * ROUNDS);
+    /* As the blocking receives above: up to one in a hundred may go on in Go, and then
+     * its completion too. */
+    CHECK(is == ROUNDS && ir >= ROUNDS - ROUNDS / 100 && ir <= ROUNDS && w == is + ir,
+          "%ld isends, %ld irecvs, %ld completions of %d, %d, %d took C", is, ir, w, ROUNDS, ROUNDS, 2 * ROUNDS);
 
     int64_t *base;
     MPI_Win win;
