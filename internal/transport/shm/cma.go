@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -61,19 +63,14 @@ func readv(pid int, dst []byte, addr uint64) error { return cma(pid, dst, addr, 
 
 // cma copies between buf and addr in process pid: from there into buf, or with write
 // from buf to there. It loops over partial transfers (the kernel stops at a page it
-// cannot get, or at MAX_RW_COUNT).
+// cannot get, or at MAX_RW_COUNT), and cuts a long copy into calls of rawCMA bytes.
 func cma(pid int, buf []byte, addr uint64, write bool) error {
 	for len(buf) > 0 {
+		k := min(len(buf), rawCMA)
 		local := [1]unix.Iovec{{Base: &buf[0]}}
-		local[0].SetLen(len(buf))
-		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
-		var n int
-		var err error
-		if write {
-			n, err = unix.ProcessVMWritev(pid, local[:], remote[:], 0)
-		} else {
-			n, err = unix.ProcessVMReadv(pid, local[:], remote[:], 0)
-		}
+		local[0].SetLen(k)
+		remote := [1]unix.RemoteIovec{{Base: uintptr(addr), Len: k}}
+		n, err := cmaCall(pid, local[:], remote[:], write, true)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -86,6 +83,39 @@ func cma(pid int, buf []byte, addr uint64, write bool) error {
 		addr += uint64(n)
 	}
 	return nil
+}
+
+// rawCMA is the most one single-copy call moves without telling the runtime: some
+// tens of microseconds of copying, which delays at most the runtime's stops of the
+// world and the rank's other goroutines by as much. Told (Syscall6), the runtime's
+// monitor takes the processor from a thread it finds in a system call for 20 µs or
+// more and, where the rank has one processor (GOMAXPROCS 1), wakes another thread to
+// run it: that thread finds nothing to do but takes the core from the copying one,
+// and the copier must get a processor back when its call returns. A copy of a few
+// hundred KiB, an exchange's, lasts just that long.
+const rawCMA = 1 << 20
+
+// cmaCall is one process_vm_readv, or with write process_vm_writev, of pid's memory;
+// raw makes it without the runtime's entry and exit (rawCMA says why).
+func cmaCall(pid int, local []unix.Iovec, remote []unix.RemoteIovec, write, raw bool) (int, error) {
+	trap := uintptr(unix.SYS_PROCESS_VM_READV)
+	if write {
+		trap = unix.SYS_PROCESS_VM_WRITEV
+	}
+	lp, rp := uintptr(unsafe.Pointer(&local[0])), uintptr(unsafe.Pointer(&remote[0]))
+	var n uintptr
+	var e unix.Errno
+	if raw {
+		n, _, e = unix.RawSyscall6(trap, uintptr(pid), lp, uintptr(len(local)), rp, uintptr(len(remote)), 0)
+	} else {
+		n, _, e = unix.Syscall6(trap, uintptr(pid), lp, uintptr(len(local)), rp, uintptr(len(remote)), 0)
+	}
+	runtime.KeepAlive(local)
+	runtime.KeepAlive(remote)
+	if e != 0 {
+		return int(n), e
+	}
+	return int(n), nil
 }
 
 // ReadFrom implements transport.SingleCopy: it copies len(dst) bytes at addr in peer's
@@ -134,6 +164,11 @@ func (t *Transport) cmaPeerFor(peer int, write bool, read, wr string) (string, *
 // cmaPeer is what is known of peer, when single-copy calls (op, making what) to it
 // are possible.
 func (t *Transport) cmaPeer(peer int, op, what string) (*peerInfo, error) {
+	if m := t.ready.Load(); m != nil {
+		if p := (*m)[peer]; p != nil {
+			return p, nil
+		}
+	}
 	t.mu.Lock()
 	p, err := t.peerLocked(peer)
 	t.mu.Unlock()
@@ -144,6 +179,17 @@ func (t *Transport) cmaPeer(peer int, op, what string) (*peerInfo, error) {
 		return nil, fmt.Errorf("shared memory: %s rank %d: single-copy %s are not available (%s)", op, peer, what, p.why)
 	}
 	return p, nil
+}
+
+// markReady adds p, peer's, to t.ready; t.mu is held.
+func (t *Transport) markReady(peer int, p *peerInfo) {
+	old := t.ready.Load()
+	m := make(map[int]*peerInfo, 1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[peer] = p
+	t.ready.Store(&m)
 }
 
 // peerLocked finds or makes what is known of peer; t.mu is held.
@@ -219,11 +265,7 @@ func (t *Transport) vec(peer int, bufs [][]byte, addrs []uint64, write bool) err
 		}
 		used = max(used, k)
 		var n int
-		if write {
-			n, err = unix.ProcessVMWritev(p.task, local[:k], remote[:k], 0)
-		} else {
-			n, err = unix.ProcessVMReadv(p.task, local[:k], remote[:k], 0)
-		}
+		n, err = cmaCall(p.task, local[:k], remote[:k], write, want <= rawCMA)
 		if err == unix.EINTR {
 			continue
 		}

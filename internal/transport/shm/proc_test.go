@@ -496,6 +496,18 @@ func TestCMAProcesses(t *testing.T) {
 		t.Fatal("ReadFrom copied wrong bytes")
 	}
 	e := endpoint(t, tr, 1)
+	// With an endpoint, whose probe read passed, reads find the peer without the
+	// transport's lock (Transport.ready): the same bytes.
+	if m := tr.ready.Load(); m == nil || (*m)[1] == nil {
+		t.Fatal("rank 1 is not among the ready peers after its endpoint's probe")
+	}
+	clear(dst)
+	if err := tr.ReadFrom(1, dst, rts.Addr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, fill(make([]byte, rts.Len), 11)) {
+		t.Fatal("ReadFrom through the ready peers copied wrong bytes")
+	}
 	if err := mustSend(tr, e, &transport.Header{Kind: kFin}, nil, nil); err != nil {
 		t.Fatal(err)
 	}

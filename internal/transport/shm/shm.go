@@ -192,9 +192,13 @@ type Transport struct {
 	closed  bool
 	out     map[int]*outbound
 	peers   map[int]*peerInfo // for ReadFrom
-	cma     bool
-	cmaWhy  string
-	myCPUs  unix.CPUSet
+	// ready holds the peers whose single-copy calls are known to work (Endpoint's
+	// probe read passed), in a map that is replaced, never changed: a ReadFrom to them
+	// looks there without t.mu, which every message of a get would otherwise take.
+	ready  atomic.Pointer[map[int]*peerInfo]
+	cma    bool
+	cmaWhy string
+	myCPUs unix.CPUSet
 }
 
 // New creates this rank's segment and publishes its address with c.Put. The caller
@@ -362,6 +366,9 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	}
 	if p.cma && !probePeer(p.task, a.base) {
 		p.cma, p.why = false, "a probe read of the peer's memory failed (ptrace permission?)"
+	}
+	if p.cma {
+		t.markReady(peer, p)
 	}
 	e.models = t.models(a.pid, e.maxPayload, p.cma)
 	t.out[peer] = e
