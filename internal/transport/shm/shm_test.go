@@ -339,6 +339,45 @@ func TestVecInProcess(t *testing.T) {
 	}
 }
 
+// TestVecLargeInProcess moves more than rawCMA in one vectored call each way, the
+// calls the runtime is told of, and checks every byte.
+func TestVecLargeInProcess(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	const piece = rawCMA/2 + 4097
+	src := make([]byte, 3*piece)
+	for i := range src { // no period: a piece read from the wrong offset differs
+		src[i] = byte(i ^ i>>8 ^ i>>16)
+	}
+	base := uint64(uintptr(unsafe.Pointer(&src[0])))
+	bufs := [][]byte{make([]byte, piece), make([]byte, piece), make([]byte, piece)}
+	addrs := []uint64{base + 2*piece, base, base + piece} // out of order
+	if err := ts[1].ReadVec(0, bufs, addrs); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range bufs {
+		at := addrs[i] - base
+		if !bytes.Equal(b, src[at:at+piece]) {
+			t.Fatalf("ReadVec piece %d: wrong bytes", i)
+		}
+	}
+	dst := make([]byte, len(src))
+	for i := range bufs {
+		copy(bufs[i], src[(2-i)*piece:])
+		addrs[i] = uint64(uintptr(unsafe.Pointer(&dst[0]))) + uint64(i)*piece
+	}
+	if err := ts[1].WriteVec(0, bufs, addrs); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range bufs {
+		if !bytes.Equal(dst[i*piece:(i+1)*piece], b) {
+			t.Fatalf("WriteVec piece %d: wrong bytes", i)
+		}
+	}
+}
+
 func TestModels(t *testing.T) {
 	ts := inProcess(t, 2, Options{})
 	e := endpoint(t, ts[0], 1)
