@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -102,16 +101,17 @@ func cmaCall(pid int, local []unix.Iovec, remote []unix.RemoteIovec, write, raw 
 	if write {
 		trap = unix.SYS_PROCESS_VM_WRITEV
 	}
-	lp, rp := uintptr(unsafe.Pointer(&local[0])), uintptr(unsafe.Pointer(&remote[0]))
+	// The pointers are converted in the calls' argument lists, where the compiler
+	// keeps what they point at alive and in place until the call returns.
 	var n uintptr
 	var e unix.Errno
 	if raw {
-		n, _, e = unix.RawSyscall6(trap, uintptr(pid), lp, uintptr(len(local)), rp, uintptr(len(remote)), 0)
+		n, _, e = unix.RawSyscall6(trap, uintptr(pid), uintptr(unsafe.Pointer(&local[0])), uintptr(len(local)),
+			uintptr(unsafe.Pointer(&remote[0])), uintptr(len(remote)), 0)
 	} else {
-		n, _, e = unix.Syscall6(trap, uintptr(pid), lp, uintptr(len(local)), rp, uintptr(len(remote)), 0)
+		n, _, e = unix.Syscall6(trap, uintptr(pid), uintptr(unsafe.Pointer(&local[0])), uintptr(len(local)),
+			uintptr(unsafe.Pointer(&remote[0])), uintptr(len(remote)), 0)
 	}
-	runtime.KeepAlive(local)
-	runtime.KeepAlive(remote)
 	if e != 0 {
 		return int(n), e
 	}
