@@ -129,6 +129,7 @@ var children = map[string]func(*Transport) error{
 	"echo":     childEcho,
 	"sink":     childSink,
 	"cma":      childCMA,
+	"allocmem": childAllocMem,
 	"sendhang": childSendHang,
 	"alltoall": childAllToAll,
 	"echotake": childEchoTake,
@@ -351,6 +352,30 @@ func childCMA(tr *Transport) error {
 	return err
 }
 
+// childAllocMem offers memory from Alloc to rank 0, as childCMA offers Go memory, and
+// frees it after kFin.
+func childAllocMem(tr *Transport) error {
+	e, err := tr.Endpoint(0)
+	if err != nil {
+		return err
+	}
+	n := 5<<20 + 3
+	p := Alloc(n)
+	if p == nil {
+		return errors.New("Alloc served nothing")
+	}
+	fill(unsafe.Slice((*byte)(p), n), 11)
+	if err := mustSend(tr, e, &transport.Header{Kind: kRTS, Len: uint64(n), Addr: uint64(uintptr(p))}, nil, nil); err != nil {
+		return err
+	}
+	stop := false
+	err = serve(tr, handlerFunc(func(h *transport.Header, p []byte) { stop = h.Kind == kFin }), &stop)
+	if !Free(p) {
+		return errors.New("Free did not know Alloc's memory")
+	}
+	return err
+}
+
 // childSendHang sends one packet to rank 0 and waits to be killed.
 func childSendHang(tr *Transport) error {
 	e, err := tr.Endpoint(0)
@@ -507,6 +532,39 @@ func TestCMAProcesses(t *testing.T) {
 	}
 	if !bytes.Equal(dst, fill(make([]byte, rts.Len), 11)) {
 		t.Fatal("ReadFrom through the ready peers copied wrong bytes")
+	}
+	if err := mustSend(tr, e, &transport.Header{Kind: kFin}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t)
+}
+
+// TestAllocMemProcesses reads memory another process got from Alloc: through a
+// mapping of it (opened by /proc/<pid>/fd), not single-copy calls.
+func TestAllocMemProcesses(t *testing.T) {
+	if ok, why := probeCMA(); !ok {
+		t.Skip(why)
+	}
+	j, tr := startJob(t, "allocmem", 2, "auto")
+	var rts transport.Header
+	got := false
+	for deadline := time.Now().Add(20 * time.Second); !got; {
+		tr.Poll(handlerFunc(func(h *transport.Header, p []byte) { rts, got = *h, true }))
+		if time.Now().After(deadline) {
+			t.Fatal("no request from rank 1")
+		}
+	}
+	e := endpoint(t, tr, 1)
+	dst := make([]byte, rts.Len)
+	before := MappedBytes()
+	if err := tr.ReadFrom(1, dst, rts.Addr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, fill(make([]byte, rts.Len), 11)) {
+		t.Fatal("ReadFrom copied wrong bytes")
+	}
+	if d := MappedBytes() - before; d != rts.Len {
+		t.Fatalf("%d of %d bytes went through a mapping", d, rts.Len)
 	}
 	if err := mustSend(tr, e, &transport.Header{Kind: kFin}, nil, nil); err != nil {
 		t.Fatal(err)
