@@ -32,7 +32,7 @@ import (
 // worse can follow.
 
 var setAllocMem = config.Bool("shm_alloc_mem", true,
-	"MPI_Alloc_mem serves allocations of 64 KiB and more from shared memory that the ranks of the node map "+
+	"MPI_Alloc_mem serves allocations of 16 KiB and more (messages that size are copied single-copy) from shared memory that the ranks of the node map "+
 		"on their first single-copy transfer to or from it, so that later transfers need no page pinning")
 
 // mappedBytes counts the bytes copied through mappings of peers' allocations.
@@ -45,7 +45,7 @@ func MappedBytes() uint64 { return mappedBytes.Load() }
 // Layout of the memory table: a header line (the version, the entries in use), then
 // entries of base, size and inode (uint64s) and the owner's fd (uint32).
 const (
-	memMin       = 64 << 10
+	memMin       = 16 << 10
 	memHeader    = 64
 	memEntrySize = 32
 	memEntries   = (pageSize - memHeader) / memEntrySize
@@ -56,8 +56,8 @@ const (
 // memReg is this process's memory table and what it lists.
 var memReg struct {
 	sync.Mutex
-	fd     int    // the table's memfd; 0 before its first use
-	failed bool   // the table could not be made: Alloc serves nothing
+	made   bool   // the table was tried
+	fd     int    // its memfd, or -1 if it could not be made (Alloc then serves nothing)
 	table  []byte // mapped
 	allocs map[uintptr]memAlloc
 }
@@ -78,12 +78,10 @@ func memTableFd() int {
 }
 
 func memTableLocked() int {
-	if memReg.fd > 0 {
+	if memReg.made {
 		return memReg.fd
 	}
-	if memReg.failed {
-		return -1
-	}
+	memReg.made, memReg.fd = true, -1
 	fd, err := unix.MemfdCreate("mpigo-memtable", unix.MFD_CLOEXEC)
 	if err == nil {
 		if err = unix.Ftruncate(fd, pageSize); err == nil {
@@ -94,7 +92,6 @@ func memTableLocked() int {
 		}
 	}
 	if err != nil {
-		memReg.failed = true
 		return -1
 	}
 	memReg.fd = fd
@@ -103,7 +100,7 @@ func memTableLocked() int {
 }
 
 // Alloc returns size bytes of zeroed memory that the node's peers may map, aligned to
-// a page, or nil when it does not serve the request: below 64 KiB, with shm_alloc_mem
+// a page, or nil when it does not serve the request: below 16 KiB, with shm_alloc_mem
 // off, with the table full, or where memfds cannot be made. The caller then allocates
 // as it would otherwise. Free gives the memory back.
 func Alloc(size int) unsafe.Pointer {
