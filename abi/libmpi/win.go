@@ -1048,7 +1048,7 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	p := mpir.SharedMem(int(size), align)
+	p := core.SharedMem(int(size), align)
 	switch {
 	case p != nil:
 	case align > 16: // malloc's alignment serves every predefined type
@@ -1067,7 +1067,7 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 
 //export PMPI_Free_mem
 func PMPI_Free_mem(base unsafe.Pointer) int32 {
-	if !mpir.FreeSharedMem(base) {
+	if !core.FreeSharedMem(base) {
 		C.free(base)
 	}
 	return 0

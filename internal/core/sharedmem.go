@@ -1,4 +1,4 @@
-package mpir
+package core
 
 import (
 	"unsafe"
