@@ -500,11 +500,15 @@ func TestPipelineProcesses(t *testing.T) {
 	j.wait(t)
 }
 
-func TestCMAProcesses(t *testing.T) {
+// offered starts a job of two whose rank 1 has role, which offers rank 0 memory to
+// read (kRTS), and returns rank 0's transport and the offer; it skips where
+// single-copy reads are impossible.
+func offered(t *testing.T, role string) (*job, *Transport, transport.Header) {
+	t.Helper()
 	if ok, why := probeCMA(); !ok {
 		t.Skip(why)
 	}
-	j, tr := startJob(t, "cma", 2, "auto")
+	j, tr := startJob(t, role, 2, "auto")
 	var rts transport.Header
 	got := false
 	for deadline := time.Now().Add(20 * time.Second); !got; {
@@ -513,6 +517,11 @@ func TestCMAProcesses(t *testing.T) {
 			t.Fatal("no request from rank 1")
 		}
 	}
+	return j, tr, rts
+}
+
+func TestCMAProcesses(t *testing.T) {
+	j, tr, rts := offered(t, "cma")
 	dst := make([]byte, rts.Len)
 	if err := tr.ReadFrom(1, dst, rts.Addr); err != nil {
 		t.Fatal(err)
@@ -542,18 +551,7 @@ func TestCMAProcesses(t *testing.T) {
 // TestAllocMemProcesses reads memory another process got from Alloc: through a
 // mapping of it (opened by /proc/<pid>/fd), not single-copy calls.
 func TestAllocMemProcesses(t *testing.T) {
-	if ok, why := probeCMA(); !ok {
-		t.Skip(why)
-	}
-	j, tr := startJob(t, "allocmem", 2, "auto")
-	var rts transport.Header
-	got := false
-	for deadline := time.Now().Add(20 * time.Second); !got; {
-		tr.Poll(handlerFunc(func(h *transport.Header, p []byte) { rts, got = *h, true }))
-		if time.Now().After(deadline) {
-			t.Fatal("no request from rank 1")
-		}
-	}
+	j, tr, rts := offered(t, "allocmem")
 	e := endpoint(t, tr, 1)
 	dst := make([]byte, rts.Len)
 	before := MappedBytes()
