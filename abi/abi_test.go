@@ -151,6 +151,10 @@ func TestHandlesAndConstants(t *testing.T) { job(t, "constants", 1) }
 
 func TestPointToPoint(t *testing.T) { job(t, "pt2pt", 2) }
 
+// TestAllocMemMapped sends between MPI_Alloc_mem buffers, which the node's ranks map
+// (shm_alloc_mem), and checks that the mappings carried data.
+func TestAllocMemMapped(t *testing.T) { job(t, "allocmem", 3) }
+
 func TestPointToPointTCP(t *testing.T) { job(t, "pt2pt", 2, mpitest.TCP.Flags()...) }
 
 // TestPointToPointRules: the classes of bad arguments, MPI_PROC_NULL, the send-receive's

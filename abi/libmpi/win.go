@@ -1048,12 +1048,14 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	var p unsafe.Pointer
-	if align > 16 { // malloc's alignment serves every predefined type
+	p := core.SharedMem(int(size), align)
+	switch {
+	case p != nil:
+	case align > 16: // malloc's alignment serves every predefined type
 		if C.posix_memalign(&p, C.size_t(align), C.size_t(max(size, 1))) != 0 {
 			p = nil
 		}
-	} else {
+	default:
 		p = C.malloc(C.size_t(max(size, 1)))
 	}
 	if p == nil {
@@ -1065,6 +1067,8 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 
 //export PMPI_Free_mem
 func PMPI_Free_mem(base unsafe.Pointer) int32 {
-	C.free(base)
+	if !core.FreeSharedMem(base) {
+		C.free(base)
+	}
 	return 0
 }

@@ -106,6 +106,11 @@ func addPVars(r *mpit.Registry) pvarGroups {
 	for _, tr := range transportNames {
 		addTransport(tr, func(v *mpit.PVar) { add(tr, v) })
 	}
+	add("shm", &mpit.PVar{Name: "shm_mapped_bytes", Class: mpit.ClassAggregate, Verbosity: mpit.VerbosityUserDetail,
+		Desc: "Bytes this process copied to and from other ranks' MPI_Alloc_mem memory on the node through mappings " +
+			"of it (shm_alloc_mem), without single-copy system calls.",
+		Type: mpit.TypeUnsignedLongLong, Bind: mpit.BindNoObject, Continuous: true, Atomic: true,
+		Source: func(string, any) (mpit.Source, error) { return mpit.Source{Uint: core.SharedMemBytes}, nil }})
 	for c := core.Collective(0); c < core.NumCollectives; c++ {
 		for _, a := range core.Algorithms(c) {
 			c, a := c, a

@@ -14,7 +14,7 @@ type Key uint16
 // The schema.
 const (
 	KeyInvalid   Key = iota
-	KeyPID           // proc: the process id, then the thread id single-copy CMA calls name (little-endian uint32s)
+	KeyPID           // proc: the process id, the thread id single-copy CMA calls name, the fd of its memory table (little-endian uint32s)
 	KeyShm           // proc: the shared-memory transport's address of this rank
 	KeyTCP           // proc: the TCP transport's listening address(es)
 	KeyTopo          // proc: the cores this rank may run on

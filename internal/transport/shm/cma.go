@@ -22,6 +22,7 @@ type peerInfo struct {
 	cma  bool      // single-copy reads from this peer are possible
 	why  string    // and if not, why not
 	live *liveness // made by CheckPeer when first needed
+	mem  *peerMem  // its memory table (memory.go), or nil
 }
 
 // probeCMA decides at Start whether this process can use process_vm_readv at all:
@@ -139,6 +140,9 @@ func (t *Transport) single(peer int, buf []byte, addr uint64, write bool) error 
 	if err != nil {
 		return err
 	}
+	if p.mem != nil && p.mem.copy(buf, addr, write) {
+		return nil
+	}
 	if err := cma(p.task, buf, addr, write); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return died(peer, p.pid)
@@ -207,10 +211,18 @@ func (t *Transport) peerLocked(peer int) (*peerInfo, error) {
 	if !ok || len(raw) < 4 {
 		return nil, fmt.Errorf("shared memory: rank %d published no pid", peer)
 	}
-	pid := int(binary.LittleEndian.Uint32(raw))
+	return t.newPeer(peer, int(binary.LittleEndian.Uint32(raw))), nil
+}
+
+// newPeer is what is known of peer, whose process is pid, and is kept in t.peers;
+// t.mu is held.
+func (t *Transport) newPeer(peer, pid int) *peerInfo {
 	p := &peerInfo{pid: pid, task: t.cmaTask(peer, pid), cma: t.cma, why: t.cmaWhy}
+	if raw, ok := t.c.Get(pm.Proc, pm.KeyPID, peer); ok && len(raw) >= 12 && t.cma {
+		p.mem = openPeerMem(pid, int(binary.LittleEndian.Uint32(raw[8:])))
+	}
 	t.peers[peer] = p
-	return p, nil
+	return p
 }
 
 // cmaTask is the thread of peer, whose process is pid, that single-copy calls name:
@@ -246,6 +258,9 @@ func (t *Transport) vec(peer int, bufs [][]byte, addrs []uint64, write bool) err
 	op, p, err := t.cmaPeerFor(peer, write, "ReadVec", "WriteVec")
 	if err != nil {
 		return err
+	}
+	if p.mem != nil && p.mem.copyVec(bufs, addrs, write) {
+		return nil
 	}
 	v := iovPool.Get().(*iovecs)
 	used := 0

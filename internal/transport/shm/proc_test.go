@@ -129,6 +129,7 @@ var children = map[string]func(*Transport) error{
 	"echo":     childEcho,
 	"sink":     childSink,
 	"cma":      childCMA,
+	"allocmem": childAllocMem,
 	"sendhang": childSendHang,
 	"alltoall": childAllToAll,
 	"echotake": childEchoTake,
@@ -351,6 +352,30 @@ func childCMA(tr *Transport) error {
 	return err
 }
 
+// childAllocMem offers memory from Alloc to rank 0, as childCMA offers Go memory, and
+// frees it after kFin.
+func childAllocMem(tr *Transport) error {
+	e, err := tr.Endpoint(0)
+	if err != nil {
+		return err
+	}
+	n := 5<<20 + 3
+	p := Alloc(n)
+	if p == nil {
+		return errors.New("Alloc served nothing")
+	}
+	fill(unsafe.Slice((*byte)(p), n), 11)
+	if err := mustSend(tr, e, &transport.Header{Kind: kRTS, Len: uint64(n), Addr: uint64(uintptr(p))}, nil, nil); err != nil {
+		return err
+	}
+	stop := false
+	err = serve(tr, handlerFunc(func(h *transport.Header, p []byte) { stop = h.Kind == kFin }), &stop)
+	if !Free(p) {
+		return errors.New("Free did not know Alloc's memory")
+	}
+	return err
+}
+
 // childSendHang sends one packet to rank 0 and waits to be killed.
 func childSendHang(tr *Transport) error {
 	e, err := tr.Endpoint(0)
@@ -475,11 +500,15 @@ func TestPipelineProcesses(t *testing.T) {
 	j.wait(t)
 }
 
-func TestCMAProcesses(t *testing.T) {
+// offered starts a job of two whose rank 1 has role, which offers rank 0 memory to
+// read (kRTS), and returns rank 0's transport and the offer; it skips where
+// single-copy reads are impossible.
+func offered(t *testing.T, role string) (*job, *Transport, transport.Header) {
+	t.Helper()
 	if ok, why := probeCMA(); !ok {
 		t.Skip(why)
 	}
-	j, tr := startJob(t, "cma", 2, "auto")
+	j, tr := startJob(t, role, 2, "auto")
 	var rts transport.Header
 	got := false
 	for deadline := time.Now().Add(20 * time.Second); !got; {
@@ -488,6 +517,11 @@ func TestCMAProcesses(t *testing.T) {
 			t.Fatal("no request from rank 1")
 		}
 	}
+	return j, tr, rts
+}
+
+func TestCMAProcesses(t *testing.T) {
+	j, tr, rts := offered(t, "cma")
 	dst := make([]byte, rts.Len)
 	if err := tr.ReadFrom(1, dst, rts.Addr); err != nil {
 		t.Fatal(err)
@@ -507,6 +541,28 @@ func TestCMAProcesses(t *testing.T) {
 	}
 	if !bytes.Equal(dst, fill(make([]byte, rts.Len), 11)) {
 		t.Fatal("ReadFrom through the ready peers copied wrong bytes")
+	}
+	if err := mustSend(tr, e, &transport.Header{Kind: kFin}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t)
+}
+
+// TestAllocMemProcesses reads memory another process got from Alloc: through a
+// mapping of it (opened by /proc/<pid>/fd), not single-copy calls.
+func TestAllocMemProcesses(t *testing.T) {
+	j, tr, rts := offered(t, "allocmem")
+	e := endpoint(t, tr, 1)
+	dst := make([]byte, rts.Len)
+	before := MappedBytes()
+	if err := tr.ReadFrom(1, dst, rts.Addr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, fill(make([]byte, rts.Len), 11)) {
+		t.Fatal("ReadFrom copied wrong bytes")
+	}
+	if d := MappedBytes() - before; d != rts.Len {
+		t.Fatalf("%d of %d bytes went through a mapping", d, rts.Len)
 	}
 	if err := mustSend(tr, e, &transport.Header{Kind: kFin}, nil, nil); err != nil {
 		t.Fatal(err)

@@ -235,6 +235,7 @@ func New(c pm.Client, opts Options) (*Transport, error) {
 	t.inSlots = make([]uint64, (localSize+63)/64)
 	t.parked = park()
 	pid := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(t.pid)), uint32(t.parked.tid))
+	pid = appendMemFd(pid, memTableFd())
 	if err := c.Put(pm.Proc, pm.KeyShm, addr.encode()); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("shared memory: publishing address: %w", err)
@@ -361,8 +362,7 @@ func (t *Transport) Endpoint(peer int) (transport.Endpoint, error) {
 	}
 	p, ok := t.peers[peer]
 	if !ok {
-		p = &peerInfo{pid: a.pid, task: t.cmaTask(peer, a.pid), cma: t.cma, why: t.cmaWhy}
-		t.peers[peer] = p
+		p = t.newPeer(peer, a.pid)
 	}
 	if p.cma && !probePeer(p.task, a.base) {
 		p.cma, p.why = false, "a probe read of the peer's memory failed (ptrace permission?)"
@@ -590,6 +590,7 @@ func (t *Transport) Close() error {
 		if p.live != nil {
 			p.live.close()
 		}
+		p.mem.close()
 	}
 	if t.addr.mode == modeFile {
 		if err := os.Remove(t.addr.path); err != nil && !errors.Is(err, os.ErrNotExist) {

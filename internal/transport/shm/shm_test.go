@@ -293,6 +293,122 @@ func TestReadFromInProcess(t *testing.T) {
 	}
 }
 
+// TestAllocMapped: reads and writes of a peer's memory from Alloc go through a mapping
+// of it; after Free and a new Alloc, reads see the new memory and the freed one's
+// mapping is gone; other memory is copied with single-copy calls; the table holds
+// memEntries allocations and Alloc serves nothing past them.
+func TestAllocMapped(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	if Alloc(memMin-1) != nil {
+		t.Fatalf("Alloc served %d bytes, below memMin", memMin-1)
+	}
+	n := 3<<20 + 5
+	p := Alloc(n)
+	if p == nil {
+		t.Fatalf("Alloc(%d) served nothing", n)
+	}
+	mem := fill(unsafe.Slice((*byte)(p), n), 3)
+	addr := uint64(uintptr(p))
+	dst := make([]byte, n-7)
+	before := MappedBytes()
+	if err := ts[1].ReadFrom(0, dst, addr+7); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, mem[7:]) {
+		t.Fatal("ReadFrom through a mapping copied wrong bytes")
+	}
+	src := fill(make([]byte, 100000), 9)
+	if err := ts[1].WriteTo(0, src, addr+4095); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mem[4095:4095+len(src)], src) {
+		t.Fatal("WriteTo through a mapping wrote wrong bytes")
+	}
+	if d := MappedBytes() - before; d != uint64(len(dst)+len(src)) {
+		t.Fatalf("%d of %d bytes went through a mapping", d, len(dst)+len(src))
+	}
+	// Vectored: pieces in the allocation go through the mapping; a batch with one piece
+	// elsewhere (Go memory) goes by single-copy calls, whole.
+	goMem := fill(make([]byte, 200000), 6)
+	pieces := [][]byte{make([]byte, 10), make([]byte, 70000), make([]byte, 1)}
+	at := []uint64{addr + 3, addr + 2<<20, addr + uint64(n) - 1}
+	before = MappedBytes()
+	if err := ts[1].ReadVec(0, pieces, at); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range pieces {
+		if off := at[i] - addr; !bytes.Equal(b, mem[off:off+uint64(len(b))]) {
+			t.Fatalf("ReadVec through a mapping: piece %d wrong", i)
+		}
+	}
+	if err := ts[1].WriteVec(0, [][]byte{src[:5], src[5:9]}, []uint64{addr + 1, addr + 3<<20}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mem[1:6], src[:5]) || !bytes.Equal(mem[3<<20:3<<20+4], src[5:9]) {
+		t.Fatal("WriteVec through a mapping wrote wrong bytes")
+	}
+	if d := MappedBytes() - before; d != 70011+9 {
+		t.Fatalf("%d of %d vectored bytes went through a mapping", d, 70011+9)
+	}
+	at[1] = uint64(uintptr(unsafe.Pointer(&goMem[100])))
+	before = MappedBytes()
+	if err := ts[1].ReadVec(0, pieces, at); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pieces[1], goMem[100:100+70000]) || !bytes.Equal(pieces[0], mem[3:13]) || MappedBytes() != before {
+		t.Fatal("a vectored read partly of Go memory went wrong, or through a mapping")
+	}
+	if a := testing.AllocsPerRun(100, func() { ts[1].ReadFrom(0, dst[:32<<10], addr) }); a != 0 {
+		t.Fatalf("a read through a mapping allocates %v times", a)
+	}
+
+	pm := ts[1].peers[0].mem
+	var old uint64
+	for ino := range pm.maps {
+		old = ino
+	}
+	if !Free(p) || Free(p) {
+		t.Fatal("Free does not know Alloc's memory once, and only once")
+	}
+	q := Alloc(n)
+	if q == nil {
+		t.Fatal("Alloc after Free served nothing")
+	}
+	defer Free(q)
+	mem = fill(unsafe.Slice((*byte)(q), n), 5)
+	if err := ts[1].ReadFrom(0, dst, uint64(uintptr(q))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, mem[:len(dst)]) {
+		t.Fatal("ReadFrom after Free and Alloc copied wrong bytes (a stale mapping?)")
+	}
+	if _, ok := pm.maps[old]; ok || len(pm.maps) != 1 {
+		t.Fatalf("the freed allocation's mapping is kept (%d mappings)", len(pm.maps))
+	}
+
+	before = MappedBytes()
+	if err := ts[1].ReadFrom(0, dst[:len(goMem)], uint64(uintptr(unsafe.Pointer(&goMem[0])))); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst[:len(goMem)], goMem) || MappedBytes() != before {
+		t.Fatal("a read of Go memory went wrong, or through a mapping")
+	}
+
+	var ps []unsafe.Pointer
+	for p := Alloc(memMin); p != nil; p = Alloc(memMin) {
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		Free(p)
+	}
+	if len(ps) != memEntries-1 {
+		t.Fatalf("the table took %d allocations beside one, want %d", len(ps), memEntries-1)
+	}
+}
+
 // TestVecInProcess reads and writes many pieces in one call each, more than one
 // system call takes (iovMax), and refuses an unmapped address.
 func TestVecInProcess(t *testing.T) {
