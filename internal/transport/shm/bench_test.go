@@ -208,3 +208,33 @@ func (c *chunkTimer) add(k int) {
 
 // best is the fastest per-iteration time in nanoseconds.
 func (c *chunkTimer) best() (float64, bool) { return float64(c.min.Nanoseconds()), c.min > 0 }
+
+// BenchmarkReadFrom is a get's copy alone, in one process: of Go memory, by
+// process_vm_readv, which pins every page on every call ("cma"), and of memory from
+// Alloc, through a mapping of it ("mapped").
+func BenchmarkReadFrom(b *testing.B) {
+	ts := inProcess(b, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		b.Skip("no CMA here: " + why)
+	}
+	for _, n := range []int{32 << 10, 512 << 10} {
+		p := Alloc(n)
+		if p == nil {
+			b.Fatal("Alloc served nothing")
+		}
+		srcs := map[string][]byte{"cma": fill(make([]byte, n), 1), "mapped": fill(unsafe.Slice((*byte)(p), n), 1)}
+		dst := make([]byte, n)
+		for _, way := range []string{"cma", "mapped"} {
+			addr := uint64(uintptr(unsafe.Pointer(&srcs[way][0])))
+			b.Run(way+"/"+sizeName(n), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					if err := ts[1].ReadFrom(0, dst, addr); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		Free(p)
+	}
+}

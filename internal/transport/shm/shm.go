@@ -38,10 +38,10 @@
 // # Protocols
 //
 // Eager packets and pipeline fragments (up to shm_max_fragment, 64 KiB) go through the
-// rings; Get is ReadFrom (process_vm_readv). Each endpoint's Models come from the host's
-// copy and CMA speeds, measured once per process in the background after Start
-// (calibrate.go),
-// and from the two ranks' locality (model.go).
+// rings; Get is ReadFrom (process_vm_readv), or a memmove through a mapping where the
+// peer's memory came from Alloc (MPI_Alloc_mem; memory.go). Each endpoint's Models
+// come from the host's copy and CMA speeds, measured once per process in the
+// background after Start (calibrate.go), and from the two ranks' locality (model.go).
 //
 // # Concurrency
 //
