@@ -2,7 +2,7 @@
  * (shm_alloc_mem): exchanges and one-way sends of 16 KiB to 1 MiB at odd offsets,
  * freed and allocated again between rounds (a peer must not copy from a mapping of
  * memory its owner has freed), beside malloc'd buffers and past the 126 allocations
- * the memory table lists. The performance variable shm_mapped_bytes must show that
+ * the memory table lists; puts and gets of windows made over such memory. The performance variable shm_mapped_bytes must show that
  * the mappings carried data. Run on 2 or more ranks of one node. */
 #include "check.h"
 #include <string.h>
@@ -72,6 +72,35 @@ static unsigned long long close_mapped_bytes(void) {
     return v;
 }
 
+/* window puts and gets n bytes of a window made (MPI_Win_create) over MPI_Alloc_mem
+ * memory, to and from the right neighbour, under lock_all: a target mapped here is
+ * read and written by single copy up to 256 KiB. */
+static void window(size_t n, int round, int rank, int size) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    unsigned char *base, *mine, *got;
+    MPI_Win win;
+    OK(MPI_Alloc_mem(2 * n, MPI_INFO_NULL, &base));
+    OK(MPI_Alloc_mem(n, MPI_INFO_NULL, &mine));
+    OK(MPI_Alloc_mem(n, MPI_INFO_NULL, &got));
+    fill(base + n, n, rank, round);
+    memset(base, 0, n);
+    fill(mine, n, rank, round + 1);
+    OK(MPI_Win_create(base, 2 * n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    OK(MPI_Win_lock_all(0, win));
+    OK(MPI_Put(mine, (int)n, MPI_BYTE, right, 0, (int)n, MPI_BYTE, win));
+    OK(MPI_Get(got, (int)n, MPI_BYTE, right, n, (int)n, MPI_BYTE, win));
+    OK(MPI_Win_unlock_all(win));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    expect(got, n, right, round, "MPI_Get");
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    expect(base, n, left, round + 1, "MPI_Put");
+    OK(MPI_Win_unlock(rank, win));
+    OK(MPI_Win_free(&win));
+    OK(MPI_Free_mem(got));
+    OK(MPI_Free_mem(mine));
+    OK(MPI_Free_mem(base));
+}
+
 int main(int argc, char **argv) {
     int rank, size, round = 0;
     static const size_t sizes[] = {16384, 65536 + 3, 300001, MAXN - 7};
@@ -110,6 +139,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 200; i++) OK(MPI_Free_mem(many[i]));
     free(heap);
     OK(MPI_Free_mem(sb));
+
+    /* One-sided: below, between and above the single-copy limits. */
+    window(1000, ++round, rank, size);
+    window(200000, ++round, rank, size);
+    window(600000, ++round, rank, size);
 
     unsigned long long moved = close_mapped_bytes();
     CHECK(moved > 0, "shm_mapped_bytes did not grow: no message went through a mapping");

@@ -88,6 +88,13 @@ type NodeCopier interface {
 	CMA() (bool, string)
 }
 
+// Mapper is implemented by node copiers that copy some of a peer's memory through a
+// mapping of it (shm: memory from MPI_Alloc_mem), at memmove's speed for any length.
+type Mapper interface {
+	// Mapped reports whether [addr, addr+n) in peer's memory is copied that way.
+	Mapped(peer int, addr uint64, n int) bool
+}
+
 // PeerPoller is implemented by transports that can poll one peer's packets alone
 // (shm: that sender's ring), which a receive waiting for one peer polls first.
 type PeerPoller interface {

@@ -159,7 +159,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return core.Completed(), nil
 	}
-	if pr.p.single.Load() && pr.bytes > batchAlone && pr.bytes <= singleMax {
+	if pr.p.single.Load() && pr.bytes > batchAlone && singleFits(pr.p, pr.bytes) {
 		if done, err := w.putSingle(op, pr, o, t); done {
 			return core.Completed(), err
 		}
@@ -199,7 +199,7 @@ func (w *Win) get(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		prof.AddLink(&pr.p.from, int(pr.bytes))
 		return core.Completed(), nil
 	}
-	if pr.p.single.Load() && pr.bytes <= singleMax {
+	if pr.p.single.Load() && singleFits(pr.p, pr.bytes) {
 		if done, err := w.getSingle(op, pr, o, t, !req); done {
 			return core.Completed(), err
 		}

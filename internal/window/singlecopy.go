@@ -32,7 +32,8 @@ import (
 // or left) clears the target's single way for good and ships the operation, whose
 // path reports what is wrong.
 
-// singleMax is the longest Put or Get that goes by single copy. A longer one ships:
+// singleMax is the longest Put or Get that goes by single copy, unless the target's
+// memory is mapped here (winPeer.mapped). A longer one ships:
 // its data moves as a large point-to-point message, which the two ranks copy
 // together (the engine's split get), where this rank's one system call copies alone
 // (docs/BENCHMARKS.md, IMB-RMA: where the two ways cross).
@@ -49,13 +50,24 @@ func (w *Win) chooseSingle(nodes []int) {
 		return
 	}
 	w.sc = sc
+	mapper, _ := sc.(transport.Mapper)
 	me := nodes[w.rank]
 	for r := range w.peers {
 		if p := &w.peers[r]; r != w.rank && !p.direct && nodes[r] == me && p.addr != 0 {
 			p.single.Store(true)
+			p.mapped = mapper != nil && p.size > 0 && mapper.Mapped(p.world, p.addr, int(p.size))
 		}
 	}
 }
+
+// singleFits says whether a Put or Get of n bytes to p may go by single copy by its
+// length: up to singleMapped through a mapping, else up to singleMax.
+func singleFits(p *winPeer, n int64) bool { return n <= singleMax || p.mapped && n <= singleMapped }
+
+// singleMapped is singleMax where the target's memory is mapped here: one core's
+// memmove beats the shipped message's two-core copy up to about this length (a
+// Put or Get alone; while many are in flight, further).
+const singleMapped = 256 << 10
 
 // Small Puts join the target's batch as they do for a shipped target, so that a run
 // of them costs one system call: when the batch would go (full, or at a Flush, or

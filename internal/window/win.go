@@ -202,6 +202,9 @@ type winPeer struct {
 	// in the target's process; cleared for good when a call fails.
 	single atomic.Bool
 	addr   uint64
+	// mapped: single's memory is copied through a mapping of it (transport.Mapper),
+	// at memmove's speed: longer Puts and Gets go by single copy (singleMapped).
+	mapped bool
 	ctrl   ctrlBlock
 	world  int // its world rank: where the recorder counts what moves to and from it
 	// What this rank's direct operations moved to it and from it, for the recorder

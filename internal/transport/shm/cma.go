@@ -236,6 +236,15 @@ func (t *Transport) cmaTask(peer, pid int) int {
 	return pid
 }
 
+var _ transport.Mapper = (*Transport)(nil)
+
+// Mapped implements transport.Mapper: [addr, addr+n) lies in one allocation peer
+// lists, mapped here (mapping it now if it is not yet).
+func (t *Transport) Mapped(peer int, addr uint64, n int) bool {
+	p, err := t.cmaPeer(peer, "Mapped", "reads")
+	return err == nil && p.mem != nil && p.mem.mapped(addr, uint64(n))
+}
+
 // WriteVec writes srcs[i] to addrs[i] in peer's address space, many in one
 // process_vm_writev (up to IOV_MAX at a time): a batch of small writes at the cost of
 // one system call. A transfer the kernel cuts short is an error (the caller writes

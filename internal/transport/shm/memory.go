@@ -237,6 +237,15 @@ func (m *peerMem) copy(buf []byte, addr uint64, write bool) bool {
 	return true
 }
 
+// mapped reports whether [addr, addr+n) lies in one listed allocation that is mapped
+// here, mapping it if need be.
+func (m *peerMem) mapped(addr, n uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, mem := m.lookup(addr, n, true)
+	return mem != nil
+}
+
 // copyVec is copy of many pieces, bufs[i] at addrs[i], in up to vecAllocs
 // allocations: all through mappings, or none (it then reports false).
 func (m *peerMem) copyVec(bufs [][]byte, addrs []uint64, write bool) bool {

@@ -361,6 +361,9 @@ func TestAllocMapped(t *testing.T) {
 	if !bytes.Equal(pieces[1], goMem[100:100+70000]) || !bytes.Equal(pieces[0], mem[3:13]) || MappedBytes() != before {
 		t.Fatal("a vectored read partly of Go memory went wrong, or through a mapping")
 	}
+	if !ts[1].Mapped(0, addr, n) || ts[1].Mapped(0, addr, n+4096) || ts[1].Mapped(0, uint64(uintptr(unsafe.Pointer(&goMem[0]))), 10) {
+		t.Fatal("Mapped is wrong about the allocation, a range past it, or Go memory")
+	}
 	if a := testing.AllocsPerRun(100, func() { ts[1].ReadFrom(0, dst[:32<<10], addr) }); a != 0 {
 		t.Fatalf("a read through a mapping allocates %v times", a)
 	}
