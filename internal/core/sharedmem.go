@@ -10,12 +10,7 @@ import (
 // of the node may map (shm.Alloc): transfers to and from it on the node then copy
 // without pinning pages. It is nil where the face should allocate as it would
 // otherwise: small or over-aligned requests, or none to be had.
-func SharedMem(size, align int) unsafe.Pointer {
-	if align > 4096 {
-		return nil
-	}
-	return shm.Alloc(size)
-}
+func SharedMem(size, align int) unsafe.Pointer { return shm.Alloc(size, align) }
 
 // FreeSharedMem gives back memory SharedMem returned and reports true, or reports
 // false if p is not such memory (MPI_Free_mem).

@@ -218,7 +218,7 @@ func BenchmarkReadFrom(b *testing.B) {
 		b.Skip("no CMA here: " + why)
 	}
 	for _, n := range []int{32 << 10, 512 << 10} {
-		p := Alloc(n)
+		p := Alloc(n, 0)
 		if p == nil {
 			b.Fatal("Alloc served nothing")
 		}

@@ -2,7 +2,6 @@ package shm
 
 import (
 	"encoding/binary"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -83,28 +82,26 @@ func memTableLocked() int {
 	}
 	memReg.made, memReg.fd = true, -1
 	fd, err := unix.MemfdCreate("mpigo-memtable", unix.MFD_CLOEXEC)
-	if err == nil {
-		if err = unix.Ftruncate(fd, pageSize); err == nil {
-			memReg.table, err = unix.Mmap(fd, 0, pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-		}
-		if err != nil {
-			unix.Close(fd)
-		}
-	}
 	if err != nil {
 		return -1
 	}
-	memReg.fd = fd
+	seg, err := mapFd(fd, pageSize)
+	if err != nil {
+		unix.Close(fd)
+		return -1
+	}
+	memReg.fd, memReg.table = fd, seg.mem
 	memReg.allocs = map[uintptr]memAlloc{}
 	return fd
 }
 
 // Alloc returns size bytes of zeroed memory that the node's peers may map, aligned to
-// a page, or nil when it does not serve the request: below 16 KiB, with shm_alloc_mem
-// off, with the table full, or where memfds cannot be made. The caller then allocates
-// as it would otherwise. Free gives the memory back.
-func Alloc(size int) unsafe.Pointer {
-	if size < memMin || !setAllocMem.Get() {
+// a page (align, 0 or a power of two, may ask up to that), or nil when it does not
+// serve the request: below 16 KiB, aligned beyond a page, with shm_alloc_mem off, with
+// the table full, or where memfds cannot be made. The caller then allocates as it
+// would otherwise. Free gives the memory back.
+func Alloc(size, align int) unsafe.Pointer {
+	if size < memMin || align > pageSize || !setAllocMem.Get() {
 		return nil
 	}
 	memReg.Lock()
@@ -122,18 +119,19 @@ func Alloc(size int) unsafe.Pointer {
 	}
 	size = roundUp(size, pageSize)
 	var st unix.Stat_t
-	var mem []byte
-	if err = unix.Ftruncate(fd, int64(size)); err == nil {
-		if err = unix.Fstat(fd, &st); err == nil {
-			mem, err = unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-		}
+	seg, err := mapFd(fd, size)
+	if err == nil {
+		err = unix.Fstat(fd, &st)
 	}
 	if err != nil {
+		if seg != nil {
+			unix.Munmap(seg.mem)
+		}
 		unix.Close(fd)
 		return nil
 	}
-	p := unsafe.Pointer(unsafe.SliceData(mem))
-	memReg.allocs[uintptr(p)] = memAlloc{mem: mem, fd: fd, slot: slot}
+	p := seg.base
+	memReg.allocs[uintptr(p)] = memAlloc{mem: seg.mem, fd: fd, slot: slot}
 	memPublish(slot, uint64(uintptr(p)), uint64(size), st.Ino, fd)
 	return p
 }
@@ -209,8 +207,7 @@ func openPeerMem(pid, fd int) *peerMem {
 	if fd <= 0 {
 		return nil
 	}
-	path := "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd)
-	f, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	f, err := unix.Open(procFd(pid, fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
@@ -392,8 +389,7 @@ func (m *peerMem) sweep() {
 // mapAlloc maps the peer's allocation ref, or returns nil. The fd it opens must be
 // the listed file: the owner may have freed it, and reused its number, since.
 func (m *peerMem) mapAlloc(ref memRef) []byte {
-	path := "/proc/" + strconv.Itoa(m.pid) + "/fd/" + strconv.Itoa(ref.fd)
-	f, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	f, err := unix.Open(procFd(m.pid, ref.fd), unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}

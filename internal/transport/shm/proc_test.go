@@ -360,7 +360,7 @@ func childAllocMem(tr *Transport) error {
 		return err
 	}
 	n := 5<<20 + 3
-	p := Alloc(n)
+	p := Alloc(n, 0)
 	if p == nil {
 		return errors.New("Alloc served nothing")
 	}

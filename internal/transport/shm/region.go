@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,7 +64,7 @@ func OpenPart(addr []byte, populate int) (*Region, error) {
 	pid := int(binary.LittleEndian.Uint32(addr[4:]))
 	fdn := int(binary.LittleEndian.Uint32(addr[8:]))
 	size := int(binary.LittleEndian.Uint32(addr[12:])) * pageSize
-	path := "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fdn)
+	path := procFd(pid, fdn)
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("shared memory: opening region %s: %w", path, err)

@@ -250,11 +250,15 @@ func mapFd(fd, size int) (*segment, error) {
 	return &segment{mem: mem, base: unsafe.Pointer(&mem[0])}, nil
 }
 
+// procFd is the path under which a process of the same user opens descriptor fd of
+// process pid (a memfd, which has no other name).
+func procFd(pid, fd int) string { return "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd) }
+
 // openSegment maps a peer's segment.
 func openSegment(a address) (*segment, error) {
 	path := a.path
 	if a.mode == modeMemfd {
-		path = "/proc/" + strconv.Itoa(a.pid) + "/fd/" + strconv.Itoa(a.fd)
+		path = procFd(a.pid, a.fd)
 	}
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {

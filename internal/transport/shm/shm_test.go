@@ -302,11 +302,11 @@ func TestAllocMapped(t *testing.T) {
 	if ok, why := ts[1].CMA(); !ok {
 		t.Skip("no CMA here: " + why)
 	}
-	if Alloc(memMin-1) != nil {
-		t.Fatalf("Alloc served %d bytes, below memMin", memMin-1)
+	if Alloc(memMin-1, 0) != nil || Alloc(memMin, 2*pageSize) != nil {
+		t.Fatalf("Alloc served %d bytes, below memMin, or alignment beyond a page", memMin-1)
 	}
 	n := 3<<20 + 5
-	p := Alloc(n)
+	p := Alloc(n, 0)
 	if p == nil {
 		t.Fatalf("Alloc(%d) served nothing", n)
 	}
@@ -376,7 +376,7 @@ func TestAllocMapped(t *testing.T) {
 	if !Free(p) || Free(p) {
 		t.Fatal("Free does not know Alloc's memory once, and only once")
 	}
-	q := Alloc(n)
+	q := Alloc(n, 0)
 	if q == nil {
 		t.Fatal("Alloc after Free served nothing")
 	}
@@ -401,7 +401,7 @@ func TestAllocMapped(t *testing.T) {
 	}
 
 	var ps []unsafe.Pointer
-	for p := Alloc(memMin); p != nil; p = Alloc(memMin) {
+	for p := Alloc(memMin, 0); p != nil; p = Alloc(memMin, 0) {
 		ps = append(ps, p)
 	}
 	for _, p := range ps {
