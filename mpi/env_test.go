@@ -346,6 +346,74 @@ func TestAllocMem(t *testing.T) {
 	})
 }
 
+// TestAllocMemMapped: with the hint mpigo_node_mapped, AllocMem of 16 KiB and more gives
+// zeroed memory the node's ranks map: exchanges and one-way sends of large messages
+// between such buffers arrive whole and go through the mappings (the performance
+// variable shm_mapped_bytes grows), FreeMem takes it back once, and an allocation the
+// mapping cannot serve (small) is ordinary memory that works the same.
+func TestAllocMemMapped(t *testing.T) {
+	jobWith(t, mpitest.Options{N: 2, Transport: mpitest.Shm}, func(t *testing.T, rank, size int) {
+		tools := openTools(t)
+		s, err := tools.NewPerfSession()
+		must(t, err)
+		pv, err := tools.PerfVar("shm_mapped_bytes")
+		must(t, err)
+		h, err := s.Handle(pv, nil)
+		must(t, err)
+		before, err := h.Uint()
+		must(t, err)
+		info := mpi.InfoCreate()
+		must(t, info.Set("mpigo_node_mapped", "true"))
+		peer := 1 - rank
+		for _, n := range []int{1000, 16 << 10, 300000, 1 << 20} {
+			out, err := mpi.AllocMem(n+3, info)
+			must(t, err)
+			in, err := mpi.AllocMem(n+3, info)
+			must(t, err)
+			if len(out) != n+3 || slices.ContainsFunc(in, func(x byte) bool { return x != 0 }) {
+				t.Fatalf("AllocMem(%d): %d bytes, or not zeroed", n+3, len(out))
+			}
+			for i := range out {
+				out[i] = byte(rank*7 + i)
+			}
+			// At an odd offset, both ways at once, then one way.
+			_, err = mpi.Sendrecv(mpi.World, out[3:], peer, 0, in[3:], peer, 0)
+			must(t, err)
+			if rank == 0 {
+				must(t, mpi.Send(mpi.World, out[1:n], 1, 1))
+			} else {
+				_, err = mpi.Recv(mpi.World, in[:n-1], 0, 1)
+				must(t, err)
+			}
+			for i := 3; i < n+3; i++ {
+				want := byte(peer*7 + i)
+				if rank == 1 && i < n-1 {
+					want = byte(i + 1)
+				}
+				if in[i] != want {
+					t.Fatalf("%d bytes: byte %d is %d, want %d", n, i, in[i], want)
+				}
+			}
+			must(t, mpi.FreeMem(out))
+			must(t, mpi.FreeMem(in[:0]))
+			if err := mpi.FreeMem(out); !errors.Is(err, mpi.ErrBase) {
+				t.Errorf("FreeMem of %d mapped bytes twice: %v, want ErrBase", n+3, err)
+			}
+		}
+		after, err := h.Uint()
+		must(t, err)
+		if after-before < 1<<20 {
+			t.Errorf("shm_mapped_bytes grew by %d over the exchanges, want at least 1 MiB", after-before)
+		}
+		must(t, info.Set("mpigo_node_mapped", "sometimes"))
+		if _, err := mpi.AllocMem(1<<20, info); !errors.Is(err, mpi.ErrInfoValue) {
+			t.Errorf("AllocMem with mpigo_node_mapped = sometimes: %v, want ErrInfoValue", err)
+		}
+		must(t, info.Free())
+		must(t, s.Free())
+	})
+}
+
 // TestIsThreadMain: MPI_IS_THREAD_MAIN is true on the goroutine that called Init, false
 // on others; before Init it says MPI has not started.
 func TestIsThreadMain(t *testing.T) {

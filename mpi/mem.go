@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mpigo/mpigo/internal/core"
 	"github.com/mpigo/mpigo/internal/mpir"
 )
 
@@ -28,15 +29,23 @@ type allocation struct {
 // several into one block whose cleanups may never run.
 const minAlloc = 16
 
-// AllocMem returns size bytes of memory for message buffers (MPI_Alloc_mem). It is
-// ordinary Go memory, zeroed, that the collector manages: mpigo's transports need no
-// special memory, and one-sided windows will take it as they take any slice. Give it
-// back with FreeMem when done; memory left unreferenced without FreeMem is collected
+// AllocMem returns size bytes of memory for message buffers (MPI_Alloc_mem), zeroed.
+// By default it is ordinary Go memory that the collector manages: mpigo's transports
+// need no special memory, and one-sided windows take it as they take any slice. Give
+// it back with FreeMem when done; memory left unreferenced without FreeMem is collected
 // all the same.
 //
 // info may be nil. Of its hints AllocMem takes "mpi_minimum_memory_alignment" (MPI 4.1):
 // a power of two the slice's address is then a multiple of (beyond Go's own alignment,
-// at most 1 GiB). A size below 0 is an error of class ErrArg, memory the system cannot
+// at most 1 GiB); and mpigo's "mpigo_node_mapped", "true" or "false" (the default): with
+// "true", an allocation of 16 KiB or more aligned to at most a page is memory the other
+// ranks of the node map on their first transfer to or from it, so that its large
+// messages on the node cost one plain copy instead of a cross-memory copy that pins
+// every page (C's MPI_Alloc_mem gives such memory by default). The collector does not
+// manage that memory: it stays until FreeMem, and the slice must not be used after.
+// Where such memory cannot be had (smaller, over-aligned, the setting shm_alloc_mem off)
+// the hint gives ordinary Go memory. A size below 0 is an error of class ErrArg, a
+// hint's value outside its rule one of class ErrInfoValue, memory the system cannot
 // give one of class ErrNoMem.
 func AllocMem(size int, info *Info) ([]byte, error) {
 	if err := Self.check("AllocMem"); err != nil {
@@ -45,11 +54,16 @@ func AllocMem(size int, info *Info) ([]byte, error) {
 	if size < 0 {
 		return nil, Self.fail("AllocMem", errorf(ClassArg, "AllocMem", "size = %d: want 0 or more bytes", size))
 	}
-	align, err := mpir.MemAlignment("AllocMem", info.obj())
+	h, err := mpir.AllocHints("AllocMem", info.obj(), false)
 	if err != nil {
 		return nil, Self.fail("AllocMem", err)
 	}
-	b, err := allocate(size, align)
+	if h.Mapped {
+		if p := core.SharedMem(size, h.Align); p != nil {
+			return unsafe.Slice((*byte)(p), size), nil
+		}
+	}
+	b, err := allocate(size, h.Align)
 	if err != nil {
 		return nil, Self.fail("AllocMem", err)
 	}
@@ -102,6 +116,9 @@ func FreeMem(b []byte) error {
 	}
 	if cap(b) == 0 {
 		return Self.fail("FreeMem", errorf(ClassBase, "FreeMem", "the slice is empty, with no capacity: AllocMem gives none such"))
+	}
+	if core.FreeSharedMem(unsafe.Pointer(unsafe.SliceData(b))) {
+		return nil
 	}
 	at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	allocated.Lock()

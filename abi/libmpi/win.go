@@ -1044,11 +1044,15 @@ func PMPI_Alloc_mem(size int64, info uintptr, baseptr unsafe.Pointer) int32 {
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	align, err := mpir.MemAlignment(op, in)
+	h, err := mpir.AllocHints(op, in, true)
 	if err != nil {
 		return fail(op, 0, err)
 	}
-	p := core.SharedMem(int(size), align)
+	align := h.Align
+	var p unsafe.Pointer
+	if h.Mapped {
+		p = core.SharedMem(int(size), align)
+	}
 	switch {
 	case p != nil:
 	case align > 16: // malloc's alignment serves every predefined type

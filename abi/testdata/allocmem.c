@@ -2,8 +2,10 @@
  * (shm_alloc_mem): exchanges and one-way sends of 16 KiB to 1 MiB at odd offsets,
  * freed and allocated again between rounds (a peer must not copy from a mapping of
  * memory its owner has freed), beside malloc'd buffers and past the 126 allocations
- * the memory table lists; puts and gets of windows made over such memory. The performance variable shm_mapped_bytes must show that
- * the mappings carried data. Run on 2 or more ranks of one node. */
+ * the memory table lists; puts and gets of windows made over such memory. The
+ * performance variable shm_mapped_bytes must show that the mappings carried data, and
+ * that memory allocated with the hint mpigo_node_mapped = false carried none. Run on 2
+ * or more ranks of one node. */
 #include "check.h"
 #include <string.h>
 #include <stdint.h>
@@ -63,9 +65,14 @@ static void open_mapped_bytes(void) {
     OK(MPI_T_pvar_handle_alloc(pv_session, idx, NULL, &pv_handle, &n));
 }
 
-static unsigned long long close_mapped_bytes(void) {
+static unsigned long long read_mapped_bytes(void) {
     unsigned long long v = 0;
     OK(MPI_T_pvar_read(pv_session, pv_handle, &v));
+    return v;
+}
+
+static unsigned long long close_mapped_bytes(void) {
+    unsigned long long v = read_mapped_bytes();
     OK(MPI_T_pvar_handle_free(pv_session, &pv_handle));
     OK(MPI_T_pvar_session_free(&pv_session));
     OK(MPI_T_finalize());
@@ -110,6 +117,22 @@ int main(int argc, char **argv) {
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     open_mapped_bytes();
+
+    /* Asked not to be mapped: ordinary memory, which no peer maps. */
+    {
+        MPI_Info no;
+        OK(MPI_Info_create(&no));
+        OK(MPI_Info_set(no, "mpigo_node_mapped", "false"));
+        OK(MPI_Alloc_mem(MAXN, no, &sb));
+        OK(MPI_Alloc_mem(MAXN, no, &rb));
+        OK(MPI_Info_free(&no));
+        unsigned long long before = read_mapped_bytes();
+        exchange(sb, rb, MAXN, ++round, rank, size);
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK(read_mapped_bytes() == before, "memory allocated with mpigo_node_mapped = false went through a mapping");
+        OK(MPI_Free_mem(sb));
+        OK(MPI_Free_mem(rb));
+    }
 
     /* Three lives of the same buffers: each freed and allocated again. */
     for (int life = 0; life < 3; life++) {

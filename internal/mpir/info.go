@@ -106,24 +106,42 @@ func maxprocs() string {
 	return "1"
 }
 
-// MemAlignment is the alignment the hint "mpi_minimum_memory_alignment" of in asks of
-// memory MPI_Alloc_mem allocates (MPI 4.1 section 9.2): a power of two up to 1 GiB
-// that the implementation must honour; 0 when in has no such hint. Another value is
-// an error of class MPI_ERR_INFO_VALUE.
-func MemAlignment(op string, in *Info) (int, error) {
+// MemHints is what the info of MPI_Alloc_mem asks of the memory it allocates.
+type MemHints struct {
+	// Align is the alignment "mpi_minimum_memory_alignment" asks (MPI 4.1 section 9.2):
+	// a power of two up to 1 GiB that the implementation must honour; 0 when absent.
+	Align int
+	// Mapped is "mpigo_node_mapped": whether the memory is to be memory the node's
+	// ranks map (core.SharedMem), "true" or "false"; the face's default when absent.
+	Mapped bool
+}
+
+// KeyNodeMapped is the info key of MemHints.Mapped.
+const KeyNodeMapped = "mpigo_node_mapped"
+
+// AllocHints reads MPI_Alloc_mem's info in; mapped is the face's default for
+// MemHints.Mapped. A value outside a key's rule is an error of class
+// MPI_ERR_INFO_VALUE; other keys are ignored.
+func AllocHints(op string, in *Info, mapped bool) (MemHints, error) {
+	h := MemHints{Mapped: mapped}
 	pairs, err := in.Pairs()
 	if err != nil {
-		return 0, InfoErr(op, err)
+		return h, InfoErr(op, err)
 	}
 	for _, p := range pairs {
-		if p[0] != "mpi_minimum_memory_alignment" {
-			continue
+		switch v := strings.TrimSpace(p[1]); p[0] {
+		case "mpi_minimum_memory_alignment":
+			a, err := strconv.Atoi(v)
+			if err != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
+				return h, core.Errorf(core.ClassInfoValue, op, "mpi_minimum_memory_alignment = %q: want a power of two up to 1 GiB", p[1])
+			}
+			h.Align = a
+		case KeyNodeMapped:
+			if !isBool(v) {
+				return h, core.Errorf(core.ClassInfoValue, op, "%s = %q: want true or false", KeyNodeMapped, p[1])
+			}
+			h.Mapped = v == "true"
 		}
-		a, err := strconv.Atoi(strings.TrimSpace(p[1]))
-		if err != nil || a <= 0 || a&(a-1) != 0 || a > 1<<30 {
-			return 0, core.Errorf(core.ClassInfoValue, op, "mpi_minimum_memory_alignment = %q: want a power of two up to 1 GiB", p[1])
-		}
-		return a, nil
 	}
-	return 0, nil
+	return h, nil
 }

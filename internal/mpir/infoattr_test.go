@@ -138,16 +138,23 @@ func TestSessionAndMemInfo(t *testing.T) {
 	}
 	for _, c := range []struct {
 		in    *Info
-		want  int
+		def   bool
+		want  MemHints
 		class core.ErrorClass
 	}{
-		{nil, 0, core.ClassSuccess},
-		{InfoOf("mpi_minimum_memory_alignment", "4096"), 4096, core.ClassSuccess},
-		{InfoOf("mpi_minimum_memory_alignment", "3"), 0, core.ClassInfoValue},
-		{InfoOf("mpi_minimum_memory_alignment", "4294967296"), 0, core.ClassInfoValue},
+		{nil, false, MemHints{}, core.ClassSuccess},
+		{nil, true, MemHints{Mapped: true}, core.ClassSuccess},
+		{InfoOf("mpi_minimum_memory_alignment", "4096"), false, MemHints{Align: 4096}, core.ClassSuccess},
+		{InfoOf("mpi_minimum_memory_alignment", "3"), false, MemHints{}, core.ClassInfoValue},
+		{InfoOf("mpi_minimum_memory_alignment", "4294967296"), false, MemHints{}, core.ClassInfoValue},
+		{InfoOf(KeyNodeMapped, "true", "mpi_minimum_memory_alignment", "64"), false, MemHints{Align: 64, Mapped: true}, core.ClassSuccess},
+		{InfoOf(KeyNodeMapped, " false"), true, MemHints{}, core.ClassSuccess},
+		{InfoOf(KeyNodeMapped, "yes"), false, MemHints{}, core.ClassInfoValue},
+		{InfoOf("some_other_key", "x"), true, MemHints{Mapped: true}, core.ClassSuccess},
 	} {
-		if a, err := MemAlignment("Alloc_mem", c.in); a != c.want || core.ClassOf(err) != c.class {
-			t.Errorf("MemAlignment = %d, %v; want %d, %v", a, err, c.want, c.class)
+		h, err := AllocHints("Alloc_mem", c.in, c.def)
+		if core.ClassOf(err) != c.class || err == nil && h != c.want {
+			t.Errorf("AllocHints(%v, %v) = %+v, %v; want %+v, %v", c.in, c.def, h, err, c.want, c.class)
 		}
 	}
 }

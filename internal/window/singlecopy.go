@@ -9,7 +9,7 @@ import (
 
 // Created windows' targets on this node, by single copy. A window made over memory
 // the program gave (WinCreate) lies in no region the node's ranks share (memory from
-// C's MPI_Alloc_mem is mapped by peers for single copies only: shm's memory.go), so its
+// MPI_Alloc_mem is mapped by peers for single copies only: shm's memory.go), so its
 // operations are shipped to the target's progress goroutine, which must get its
 // rank's core to apply them: while that rank computes, or waits in a call of
 // another kind, each request waits for the scheduler. Where the node's transport
