@@ -164,7 +164,9 @@ int main(int argc, char **argv) {
     OK(MPI_Free_mem(sb));
 
     /* One-sided: below, between and above the single-copy limits. */
+    window(8, ++round, rank, size);
     window(1000, ++round, rank, size);
+    window(16384, ++round, rank, size);
     window(200000, ++round, rank, size);
     window(600000, ++round, rank, size);
 

@@ -159,7 +159,7 @@ func (w *Win) put(op string, o *RBuf, t *Target, req bool) (*core.Pending, error
 		prof.AddLink(&pr.p.to, int(pr.bytes))
 		return core.Completed(), nil
 	}
-	if pr.p.single.Load() && pr.bytes > batchAlone && singleFits(pr.p, pr.bytes) {
+	if putSingly(pr.p, pr.bytes) {
 		if done, err := w.putSingle(op, pr, o, t); done {
 			return core.Completed(), err
 		}

@@ -281,6 +281,13 @@ const (
 	batchAlone = 16 << 10 // a request larger than this goes alone, its data not copied
 )
 
+// batched says whether a request without a reply, of data bytes in pieces pieces,
+// joins the target's batch when shipped (at most batchAlone in all).
+func batched(data int64, pieces int) bool {
+	h := rma.Header{Pieces: uint32(pieces), Data: data}
+	return h.Len() <= batchAlone
+}
+
 // ship sends a request to target t: header h (its ID and sizes are filled here), the
 // pieces, data. With reply, the reply's data goes to into (which the caller must not
 // touch until the operation completes), then to fin if not nil. A request without a
@@ -294,7 +301,7 @@ func (w *Win) ship(t int, h *rma.Header, base int64, ps []rma.Piece, data []byte
 		w.readGets(t) // they come first
 		w.mu.Lock()
 	}
-	if !reply && n <= batchAlone {
+	if !reply && batched(h.Data, len(ps)) {
 		b := w.batch[t]
 		if len(b)+n > batchMax {
 			w.sendBatchLocked(t)

@@ -60,6 +60,15 @@ func (w *Win) chooseSingle(nodes []int) {
 	}
 }
 
+// putSingly says whether a contiguous Put of n bytes to p goes by single copy at
+// once: where p takes single copies, one too long to join the target's batch when
+// shipped (batched), or any length to a target mapped here, and short enough for the
+// single way (singleFits). Every Put to such a target up to singleMax thus goes one
+// of the two ways, never shipped alone.
+func putSingly(p *winPeer, n int64) bool {
+	return p.single.Load() && (p.mapped || !batched(n, 1)) && singleFits(p, n)
+}
+
 // singleFits says whether a Put or Get of n bytes to p may go by single copy by its
 // length: up to singleMapped through a mapping, else up to singleMax.
 func singleFits(p *winPeer, n int64) bool { return n <= singleMax || p.mapped && n <= singleMapped }
@@ -73,7 +82,9 @@ const singleMapped = 256 << 10
 // of them costs one system call: when the batch would go (full, or at a Flush, or
 // before a request that must follow them), a batch of contiguous Puts alone is
 // written by one vectored call (writeBatchLocked); one with anything else is
-// shipped whole, as before. A Put longer than a batch takes putSingle at once.
+// shipped whole, as before. A Put too long for a batch takes putSingle at once, and
+// so does every contiguous Put to a target mapped here: its memmove through the
+// mapping costs less than writing it into the batch and copying it again from there.
 
 // writeBatchLocked writes batch b of target t by single copy, if it holds only
 // Puts of their data inline (done); w.mu is held.

@@ -561,7 +561,7 @@ func (w *Win) Segment(r int) (mem []byte, size int64, dispUnit int, mapped bool)
 
 // Route describes how this rank reaches each target, for `mpigo info`.
 func (w *Win) Route() string {
-	d, s, c := 0, 0, 0
+	d, s, c, m := 0, 0, 0, 0
 	for r := range w.peers {
 		switch {
 		case w.peers[r].direct:
@@ -569,11 +569,18 @@ func (w *Win) Route() string {
 		case w.peers[r].single.Load():
 			c++
 			s++
+			if w.peers[r].mapped {
+				m++
+			}
 		default:
 			s++
 		}
 	}
-	return fmt.Sprintf("%s window: %d targets direct (node shared memory), %d shipped to their progress goroutine (of them %d read and written by single copy)", w.flavor, d, s, c)
+	route := fmt.Sprintf("%s window: %d targets direct (node shared memory), %d shipped to their progress goroutine (of them %d read and written by single copy)", w.flavor, d, s, c)
+	if m > 0 {
+		route += fmt.Sprintf(", %d of those through a mapping of its memory", m)
+	}
+	return route
 }
 
 // Free frees w (collective): this rank's operations complete, every rank waits until

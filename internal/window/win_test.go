@@ -436,3 +436,34 @@ func TestCopyREP(t *testing.T) {
 		t.Fatalf("CopyREP %d, ntcopy.MoveREP %d", CopyREP(), ntcopy.MoveREP())
 	}
 }
+
+// TestPutWays: every contiguous Put to a target taken by single copy, up to the single
+// way's bound, joins the target's batch or goes by single copy at once; none is
+// shipped alone (a gap below batchAlone, where the header pushed a Put out of the
+// batch, once shipped Puts of 16 KiB to the target's progress goroutine).
+func TestPutWays(t *testing.T) {
+	for _, mapped := range []bool{false, true} {
+		p := &winPeer{mapped: mapped}
+		p.single.Store(true)
+		bound := int64(singleMax)
+		if mapped {
+			bound = singleMapped
+		}
+		for n := int64(1); n <= bound; n++ {
+			if !batched(n, 1) && !putSingly(p, n) {
+				t.Fatalf("mapped %v: a Put of %d bytes is neither batched nor single", mapped, n)
+			}
+		}
+		if putSingly(p, bound+1) {
+			t.Errorf("mapped %v: a Put of %d bytes, past the bound, goes by single copy", mapped, bound+1)
+		}
+		// An 8-byte Put joins the batch, unless its memmove through a mapping is cheaper.
+		if got := putSingly(p, 8); got != mapped {
+			t.Errorf("mapped %v: an 8-byte Put by single copy at once: %v, want %v", mapped, got, mapped)
+		}
+	}
+	p := &winPeer{}
+	if putSingly(p, 20000) {
+		t.Error("a Put to a target without single copies goes by single copy")
+	}
+}
