@@ -38,13 +38,13 @@ const minAlloc = 16
 // info may be nil. Of its hints AllocMem takes "mpi_minimum_memory_alignment" (MPI 4.1):
 // a power of two the slice's address is then a multiple of (beyond Go's own alignment,
 // at most 1 GiB); and mpigo's "mpigo_node_mapped", "true" or "false" (the default): with
-// "true", an allocation of 16 KiB or more aligned to at most a page is memory the other
-// ranks of the node map on their first transfer to or from it, so that its large
-// messages on the node cost one plain copy instead of a cross-memory copy that pins
-// every page (C's MPI_Alloc_mem gives such memory by default). The collector does not
-// manage that memory: it stays until FreeMem, and the slice must not be used after.
-// Where such memory cannot be had (smaller, over-aligned, the setting shm_alloc_mem off)
-// the hint gives ordinary Go memory. A size below 0 is an error of class ErrArg, a
+// "true", an allocation aligned to at most a page is memory the other ranks of the node
+// map on their first transfer to or from it, so that its large messages on the node,
+// and one-sided operations on windows over it, cost plain copies instead of
+// cross-memory copies that pin every page (C's MPI_Alloc_mem gives such memory by
+// default). The collector does not manage that memory: it stays until FreeMem, and the
+// slice must not be used after. Where such memory cannot be had (no bytes,
+// over-aligned, the setting shm_alloc_mem off) the hint gives ordinary Go memory. A size below 0 is an error of class ErrArg, a
 // hint's value outside its rule one of class ErrInfoValue, memory the system cannot
 // give one of class ErrNoMem.
 func AllocMem(size int, info *Info) ([]byte, error) {

@@ -164,8 +164,10 @@ int main(int argc, char **argv) {
     OK(MPI_Free_mem(sb));
 
     /* One-sided: below, between and above the single-copy limits. */
+    unsigned long long small = read_mapped_bytes();
     window(8, ++round, rank, size);
     window(1000, ++round, rank, size);
+    CHECK(read_mapped_bytes() > small, "windows over 8 and 1000 bytes of MPI_Alloc_mem memory went through no mapping");
     window(16384, ++round, rank, size);
     window(200000, ++round, rank, size);
     window(600000, ++round, rank, size);

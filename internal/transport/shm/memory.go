@@ -2,6 +2,7 @@ package shm
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -12,9 +13,12 @@ import (
 
 // Memory the ranks of a node map (MPI_Alloc_mem).
 //
-// Alloc backs each allocation with an anonymous memfd of its own and lists it in this
-// process's memory table: one page of another memfd, which peers open through
-// /proc/<pid>/fd/<fd> (its fd is published beside the pid, pm.KeyPID). A single-copy
+// Alloc backs each allocation of memMin or more with an anonymous memfd of its own,
+// and carves smaller ones from arenas: memfds of arenaSize, each serving blocks of one
+// power-of-two size, which live as long as the process (a freed block goes to its
+// size's free list). It lists each such memfd in this process's memory table: one
+// page of another memfd, which peers open through /proc/<pid>/fd/<fd> (its fd is
+// published beside the pid, pm.KeyPID). A single-copy
 // read or write of a peer's memory that lies wholly in one listed allocation maps that
 // allocation once and copies with memmove: process_vm_readv and process_vm_writev pin
 // every page on every call, which costs about as much as the copy, while a mapping
@@ -31,7 +35,7 @@ import (
 // worse can follow.
 
 var setAllocMem = config.Bool("shm_alloc_mem", true,
-	"MPI_Alloc_mem serves allocations of 16 KiB and more (messages that size are copied single-copy) from shared memory that the ranks of the node map "+
+	"MPI_Alloc_mem serves its allocations from shared memory that the ranks of the node map "+
 		"on their first single-copy transfer to or from it, so that later transfers need no page pinning")
 
 // mappedBytes counts the bytes copied through mappings of peers' allocations.
@@ -44,7 +48,10 @@ func MappedBytes() uint64 { return mappedBytes.Load() }
 // Layout of the memory table: a header line (the version, the entries in use), then
 // entries of base, size and inode (uint64s) and the owner's fd (uint32).
 const (
-	memMin       = 16 << 10
+	memMin       = 16 << 10 // an allocation this long or longer has a memfd of its own
+	smallMin     = 64       // the smallest block of an arena
+	arenaSize    = 1 << 20
+	smallClasses = 9 // blocks of 64 B to 16 KiB
 	memHeader    = 64
 	memEntrySize = 32
 	memEntries   = (pageSize - memHeader) / memEntrySize
@@ -59,6 +66,18 @@ var memReg struct {
 	fd     int    // its memfd, or -1 if it could not be made (Alloc then serves nothing)
 	table  []byte // mapped
 	allocs map[uintptr]memAlloc
+	// The arenas' blocks: per size class the arena blocks are carved from (-1 for
+	// none yet) and the blocks freed; the size class of every block in use.
+	arenas []memArena
+	carve  [smallClasses]int
+	free   [smallClasses][]unsafe.Pointer
+	blocks map[unsafe.Pointer]int
+}
+
+// memArena is a memfd whose blocks are of one size; used is how much is carved.
+type memArena struct {
+	mem  []byte
+	used int
 }
 
 // memAlloc is one allocation Alloc made.
@@ -92,16 +111,20 @@ func memTableLocked() int {
 	}
 	memReg.fd, memReg.table = fd, seg.mem
 	memReg.allocs = map[uintptr]memAlloc{}
+	memReg.blocks = map[unsafe.Pointer]int{}
+	for c := range memReg.carve {
+		memReg.carve[c] = -1
+	}
 	return fd
 }
 
 // Alloc returns size bytes of zeroed memory that the node's peers may map, aligned to
-// a page (align, 0 or a power of two, may ask up to that), or nil when it does not
-// serve the request: below 16 KiB, aligned beyond a page, with shm_alloc_mem off, with
-// the table full, or where memfds cannot be made. The caller then allocates as it
-// would otherwise. Free gives the memory back.
+// align (0 or a power of two up to a page) and to at least 64 bytes, or nil when it
+// does not serve the request: of no bytes, aligned beyond a page, with shm_alloc_mem
+// off, with the table full, or where memfds cannot be made. The caller then allocates
+// as it would otherwise. Free gives the memory back.
 func Alloc(size, align int) unsafe.Pointer {
-	if size < memMin || align > pageSize || !setAllocMem.Get() {
+	if size <= 0 || align > pageSize || !setAllocMem.Get() {
 		return nil
 	}
 	memReg.Lock()
@@ -109,17 +132,32 @@ func Alloc(size, align int) unsafe.Pointer {
 	if memTableLocked() < 0 {
 		return nil
 	}
+	if size < memMin {
+		return allocBlock(max(size, align))
+	}
 	slot := memFreeSlot()
 	if slot < 0 {
 		return nil
 	}
-	fd, err := unix.MemfdCreate("mpigo-mem", unix.MFD_CLOEXEC)
-	if err != nil {
+	seg, fd, ino, ok := memfdMap(roundUp(size, pageSize))
+	if !ok {
 		return nil
 	}
-	size = roundUp(size, pageSize)
+	p := seg.base
+	memReg.allocs[uintptr(p)] = memAlloc{mem: seg.mem, fd: fd, slot: slot}
+	memPublish(slot, uint64(uintptr(p)), uint64(len(seg.mem)), ino, fd)
+	return p
+}
+
+// memfdMap makes an anonymous memfd of size bytes and maps it; its inode names it in
+// the table.
+func memfdMap(size int) (seg *segment, fd int, ino uint64, ok bool) {
+	fd, err := unix.MemfdCreate("mpigo-mem", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, -1, 0, false
+	}
 	var st unix.Stat_t
-	seg, err := mapFd(fd, size)
+	seg, err = mapFd(fd, size)
 	if err == nil {
 		err = unix.Fstat(fd, &st)
 	}
@@ -128,19 +166,62 @@ func Alloc(size, align int) unsafe.Pointer {
 			unix.Munmap(seg.mem)
 		}
 		unix.Close(fd)
-		return nil
+		return nil, -1, 0, false
 	}
-	p := seg.base
-	memReg.allocs[uintptr(p)] = memAlloc{mem: seg.mem, fd: fd, slot: slot}
-	memPublish(slot, uint64(uintptr(p)), uint64(size), st.Ino, fd)
+	return seg, fd, st.Ino, true
+}
+
+// allocBlock is a block of at least n (below memMin) bytes from an arena, zeroed, or
+// nil where no arena can be had. memReg is held.
+func allocBlock(n int) unsafe.Pointer {
+	c := max(bits.Len(uint(n-1)), bits.Len(smallMin-1)) - bits.Len(smallMin-1)
+	size := smallMin << c
+	var p unsafe.Pointer
+	if f := memReg.free[c]; len(f) > 0 {
+		p = f[len(f)-1]
+		memReg.free[c] = f[:len(f)-1]
+		clear(unsafe.Slice((*byte)(p), size))
+	} else {
+		a := memReg.carve[c]
+		if a < 0 || memReg.arenas[a].used+size > arenaSize {
+			if a = newArena(); a < 0 {
+				return nil
+			}
+			memReg.carve[c] = a
+		}
+		ar := &memReg.arenas[a]
+		p = unsafe.Pointer(&ar.mem[ar.used])
+		ar.used += size
+	}
+	memReg.blocks[p] = c
 	return p
 }
 
+// newArena makes and lists an arena and returns its index, or -1. memReg is held.
+func newArena() int {
+	slot := memFreeSlot()
+	if slot < 0 {
+		return -1
+	}
+	seg, fd, ino, ok := memfdMap(arenaSize)
+	if !ok {
+		return -1
+	}
+	memPublish(slot, uint64(uintptr(seg.base)), arenaSize, ino, fd)
+	memReg.arenas = append(memReg.arenas, memArena{mem: seg.mem})
+	return len(memReg.arenas) - 1
+}
+
 // Free gives back memory Alloc returned and reports true, or reports false if p is
-// not such memory.
+// not such memory (or was given back already).
 func Free(p unsafe.Pointer) bool {
 	memReg.Lock()
 	defer memReg.Unlock()
+	if c, ok := memReg.blocks[p]; ok {
+		delete(memReg.blocks, p)
+		memReg.free[c] = append(memReg.free[c], p)
+		return true
+	}
 	a, ok := memReg.allocs[uintptr(p)]
 	if !ok {
 		return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/mpigo/mpigo/internal/ntcopy"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -302,8 +303,8 @@ func TestAllocMapped(t *testing.T) {
 	if ok, why := ts[1].CMA(); !ok {
 		t.Skip("no CMA here: " + why)
 	}
-	if Alloc(memMin-1, 0) != nil || Alloc(memMin, 2*pageSize) != nil {
-		t.Fatalf("Alloc served %d bytes, below memMin, or alignment beyond a page", memMin-1)
+	if Alloc(0, 0) != nil || Alloc(memMin, 2*pageSize) != nil {
+		t.Fatal("Alloc served no bytes, or alignment beyond a page")
 	}
 	n := 3<<20 + 5
 	p := Alloc(n, 0)
@@ -401,14 +402,98 @@ func TestAllocMapped(t *testing.T) {
 	}
 
 	var ps []unsafe.Pointer
+	listed := memListed()
 	for p := Alloc(memMin, 0); p != nil; p = Alloc(memMin, 0) {
 		ps = append(ps, p)
 	}
 	for _, p := range ps {
 		Free(p)
 	}
-	if len(ps) != memEntries-1 {
-		t.Fatalf("the table took %d allocations beside one, want %d", len(ps), memEntries-1)
+	if len(ps) != memEntries-listed {
+		t.Fatalf("the table took %d allocations beside %d, want %d", len(ps), listed, memEntries-listed)
+	}
+}
+
+// memListed counts the table's entries in use.
+func memListed() int {
+	memReg.Lock()
+	defer memReg.Unlock()
+	n := 0
+	for i := range memEntries {
+		if *memU64(memReg.table, memEntry(i)+8) != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAllocBlocks: allocations below memMin are blocks of arenas, aligned as asked,
+// zeroed when given again after Free, copied through a mapping of their arena like
+// the large ones, many to an arena (one table entry each arena).
+func TestAllocBlocks(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	listed := memListed()
+	for _, c := range []struct{ size, align int }{{1, 0}, {63, 0}, {64, 0}, {65, 0}, {4000, 0}, {100, 4096}, {memMin - 1, 0}} {
+		p := Alloc(c.size, c.align)
+		if p == nil || uintptr(p)%uintptr(max(c.align, smallMin)) != 0 {
+			t.Fatalf("Alloc(%d, %d) = %p: none, or misaligned", c.size, c.align, p)
+		}
+		b := unsafe.Slice((*byte)(p), c.size)
+		if slices.ContainsFunc(b, func(x byte) bool { return x != 0 }) {
+			t.Fatalf("Alloc(%d): not zeroed", c.size)
+		}
+		fill(b, c.size)
+		before := MappedBytes()
+		got := make([]byte, c.size)
+		if err := ts[1].ReadFrom(0, got, uint64(uintptr(p))); err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("ReadFrom a block of %d bytes: %v, or wrong bytes", c.size, err)
+		}
+		src := fill(make([]byte, c.size), 1)
+		if err := ts[1].WriteTo(0, src, uint64(uintptr(p))); err != nil || !bytes.Equal(src, b) {
+			t.Fatalf("WriteTo a block of %d bytes: %v, or wrong bytes", c.size, err)
+		}
+		if d := MappedBytes() - before; d != 2*uint64(c.size) {
+			t.Fatalf("a block of %d bytes: %d bytes went through a mapping, want %d", c.size, d, 2*c.size)
+		}
+		if !Free(p) || Free(p) {
+			t.Fatalf("Free of a block of %d bytes: not once, and only once", c.size)
+		}
+		q := Alloc(c.size, c.align)
+		if q != p || slices.ContainsFunc(b, func(x byte) bool { return x != 0 }) {
+			t.Fatalf("Alloc(%d) after Free: %p (freed %p), or not zeroed", c.size, q, p)
+		}
+		Free(q)
+	}
+	// 20000 blocks of 100 bytes (of 128) fill three arenas, each a table entry; every
+	// one is distinct and reads back its own bytes through the mapping.
+	var ps []unsafe.Pointer
+	seen := map[unsafe.Pointer]bool{}
+	for i := range 20000 {
+		p := Alloc(100, 0)
+		if p == nil || seen[p] {
+			t.Fatalf("block %d: %p, none or given twice", i, p)
+		}
+		seen[p] = true
+		fill(unsafe.Slice((*byte)(p), 100), i)
+		ps = append(ps, p)
+	}
+	got := make([]byte, 100)
+	for i, p := range ps {
+		if err := ts[1].ReadFrom(0, got, uint64(uintptr(p))); err != nil || !bytes.Equal(got, fill(make([]byte, 100), i)) {
+			t.Fatalf("block %d read back wrong", i)
+		}
+	}
+	if n := memListed() - listed; n < 3 || n > 3+smallClasses {
+		t.Errorf("the blocks took %d table entries, want 3 arenas of 128-byte blocks and at most one of each other size", n)
+	}
+	for _, p := range ps {
+		Free(p)
+	}
+	if a := testing.AllocsPerRun(100, func() { ts[1].ReadFrom(0, got, uint64(uintptr(ps[7]))) }); a != 0 {
+		t.Fatalf("a read through an arena's mapping allocates %v times", a)
 	}
 }
 
