@@ -29,6 +29,8 @@ var server struct {
 	mu   sync.Mutex    // starting and stopping the goroutine
 	n    int           // served windows alive
 	done chan struct{} // closed when the goroutine has ended
+	// threaded: GOMAXPROCS was raised for the goroutine, once for the process.
+	threaded bool
 	// wins are the served windows, for the look at queued locks' holders.
 	winsMu sync.Mutex
 	wins   map[*Win]struct{}
@@ -40,9 +42,12 @@ var server struct {
 var queuedLocks atomic.Int64
 
 // startServing hands w to the progress goroutine, starting it for the first window.
-// The goroutine gets a thread of its own (GOMAXPROCS one higher while it runs): a
-// rank given one thread would otherwise serve requests only when its computation is
-// preempted.
+// The goroutine gets a thread of its own (GOMAXPROCS one higher from the first
+// window on): a rank given one thread would otherwise serve requests only when its
+// computation is preempted. The raise is kept when the last window goes: each change
+// of GOMAXPROCS stops the world, and a program that makes and frees windows in turn
+// paid two such stops a window, and its peers waited for them in their next
+// collective; an idle P costs nothing.
 func (w *Win) startServing() {
 	eng().Concurrent()
 	w.errs = map[int]string{}
@@ -57,7 +62,10 @@ func (w *Win) startServing() {
 	eng().ServeContext(w.comm.Ctx(), tagRMA, w)
 	server.n++
 	if server.n == 1 {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+		if !server.threaded {
+			server.threaded = true
+			runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+		}
 		server.done = make(chan struct{})
 		go serveAll(server.done)
 	}
@@ -89,7 +97,6 @@ func (w *Win) stopServing() {
 	if server.n == 0 {
 		eng().InterruptServed()
 		<-server.done
-		runtime.GOMAXPROCS(max(1, runtime.GOMAXPROCS(0)-1))
 	}
 }
 
