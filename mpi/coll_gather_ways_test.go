@@ -225,3 +225,66 @@ func TestGatherTypedMixed(t *testing.T) {
 		})
 	}
 }
+
+// TestScatterWays: blocking Scatters on every way they take (the node region's inline
+// lines and slots, the schedules past coll_shm_scatter_max, set to 1 KiB here, and
+// with the region off, TCP): from rotating roots, of 0 to 700 bytes a rank, in place
+// at the root every third, mixed with Gathers on the same region; typed ones (a
+// strided receive) take the same ways. At 2, 3 and 4 ranks; every part checked.
+func TestScatterWays(t *testing.T) {
+	for _, p := range pathsShmSchedTCP {
+		for n := 2; n <= 4; n++ {
+			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
+				tr := p
+				tr.Settings = map[string]string{"coll_shm_scatter_max": "1024"}
+				for k, v := range p.Settings {
+					tr.Settings[k] = v
+				}
+				jobWith(t, mpitest.Options{N: n, Transport: tr}, func(t *testing.T, rank, size int) {
+					w := mpi.World
+					for it := 0; it < 60; it++ {
+						root, m := it%size, (it*53)%700
+						var send []byte
+						if rank == root {
+							for j := 0; j < size; j++ {
+								send = append(send, gblock(j, it, m)...)
+							}
+						}
+						recv := make([]byte, m)
+						if rank == root && it%3 == 0 {
+							must(t, mpi.Scatter(w, send, mpi.InPlace[byte](), root))
+							recv = send[root*m : (root+1)*m]
+						} else {
+							must(t, mpi.Scatter(w, send, recv, root))
+						}
+						checkGathered(t, "Scatter", it, rank, recv)
+						got := make([]byte, size*8)
+						must(t, mpi.Gather(w, gblock(rank, it, 8), got, (root+1)%size))
+						if rank == (root+1)%size {
+							for j := 0; j < size; j++ {
+								checkGathered(t, "Gather between Scatters", it, j, got[8*j:8*j+8])
+							}
+						}
+					}
+					// Typed: int64s to every other int64 of the receive buffer.
+					every2, err := mpi.TypeVector(4, 1, 2, mpi.Int64)
+					must(t, err)
+					must(t, every2.Commit())
+					var send []int64
+					if rank == 0 {
+						for i := 0; i < 4*size; i++ {
+							send = append(send, int64(i*3+1))
+						}
+					}
+					recv := make([]int64, 8)
+					must(t, mpi.ScatterBuf(w, mpi.Typed(send, len(send), mpi.Int64), mpi.Typed(recv, 1, every2), 0))
+					for i := 0; i < 4; i++ {
+						if recv[2*i] != int64((rank*4+i)*3+1) || recv[2*i+1] != 0 {
+							t.Fatalf("typed Scatter: %v", recv)
+						}
+					}
+				})
+			})
+		}
+	}
+}

@@ -108,8 +108,7 @@ func Scatter(cc *core.Comm, op string, send, recv Vec, root int, nb bool) (*core
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.scatterTyped(op, send, nil, nil, recv, root, false, nb)
 	}
-	s, err := c.sched.scatter(c, op, send, recv, root, nb)
-	return finish(op, nb, s, err)
+	return c.scatterRun(op, send, recv, root, nb)
 }
 
 func Scatterv(cc *core.Comm, op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*core.Pending, error) {

@@ -25,6 +25,13 @@ var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
 		"longer ones take the schedules").Same()
 
+var setShmScatterMax = config.Size("coll_shm_scatter_max", 8<<10,
+	"largest send buffer (bytes, every rank's part) of a blocking Scatter's root that goes through node shared memory; "+
+		"longer ones take the schedules (one message to each rank)").Same()
+
+// scatterMax is coll_shm_scatter_max, read once.
+var scatterMax = sync.OnceValue(setShmScatterMax.Get)
+
 // gatherRun is a Gather or (v) a Gatherv on laid-out buffers (a typed call's
 // packed ones too, so that every rank takes the same way whatever its datatypes'
 // layout): blocking on the node path through the region, else the schedules.
@@ -79,6 +86,65 @@ func (c *comm) allgatherRun(op string, send, recv Vec, counts, displs []int, v, 
 		return nil, after(late, runSched(op, sc, err))
 	}
 	return finish(op, nb, sc, err)
+}
+
+// scatterRun is a Scatter on laid-out buffers (a typed call's packed ones too, as
+// gatherRun): blocking on the node path through the region, else the schedules.
+func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.Pending, error) {
+	if !nb && c.path == PathNode {
+		r := c.rootBlock(root, send, recv)
+		if done, err := nodeScatterEntry(c, op, &send, &r, root); done {
+			return nil, err
+		}
+	}
+	sc, err := c.sched.scatter(c, op, send, recv, root, nb)
+	return finish(op, nb, sc, err)
+}
+
+// nodeScatterEntry is a Scatter on the node path, the mirror of an Allgather's: every
+// rank takes a gather op, the root putting its whole send buffer, the others nothing,
+// and each other rank copies its part of the root's block out (TakePart). A root
+// whose buffer is longer than coll_shm_scatter_max (or than the region takes) puts
+// its length alone (far), and every rank goes on to the schedules (done false): past
+// it, the root's copy of the whole buffer into the region and each rank's copy out
+// cost more than one message to each rank. A
+// rank's part that disagrees with its receive buffer (erroneous) is reported as the
+// schedules report it: what fits of it is kept.
+func nodeScatterEntry(c *comm, op string, send, recv *Vec, root int) (done bool, err error) {
+	g, done, err := c.gatherGroup(op, KScatter, root, recv)
+	if g == nil {
+		return done, err
+	}
+	if c.rank == root {
+		far := len(send.B) > min(c.node.gatherLimit(), int(scatterMax()))
+		s, late := g.Put(send.B, far)
+		if s == 0 || far {
+			return s == 0, core.MapErr(op, late)
+		}
+		own := gatherBlock(c, send, nil, nil, root, false)
+		if !same(recv.B, own) {
+			copy(recv.B, own)
+		}
+		if len(own) != len(recv.B) {
+			return true, blockErr(op, root, len(own), len(recv.B))
+		}
+		c.node.sentAll(len(send.B) - len(own))
+		return true, core.MapErr(op, late)
+	}
+	s, late := g.Put(nil, false)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	n, far, err := g.TakePart(root, s, c.rank, c.size, recv.B)
+	switch {
+	case err != nil:
+		return true, core.MapErr(op, err)
+	case far:
+		return false, core.MapErr(op, late)
+	case n/c.size != len(recv.B):
+		return true, blockErr(op, root, n/c.size, len(recv.B))
+	}
+	return true, core.MapErr(op, late)
 }
 
 // gatherMax is coll_shm_gather_max, read once.

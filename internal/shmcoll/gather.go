@@ -196,6 +196,13 @@ func (g *Group) Put(b []byte, far bool) (s uint64, late error) {
 // into dst, unless it went by other means (far: nothing copied). It returns the
 // block's length. A length other than len(dst) is the caller's to report (Check).
 func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
+	return g.TakePart(r, s, 0, 1, dst)
+}
+
+// TakePart is Take of part k of the parts equal parts of rank r's block (a Scatter's
+// rank takes its own of the root's): what fits of it is copied into dst. It returns
+// the whole block's length.
+func (g *Group) TakePart(r int, s uint64, k, parts int, dst []byte) (n int, far bool, err error) {
 	seq, d := g.inline(r, s)
 	v := atomic.LoadUint64(seq)
 	if v>>8 != s {
@@ -206,7 +213,7 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 	}
 	if v>>8 == s {
 		n = int(v & 0xff)
-		ntcopy.Move(dst, d[:min(n, len(dst))])
+		copyPart(dst, d[:n], k, parts)
 		return n, false, nil
 	}
 	w := atomic.LoadUint64(g.lenWord(r, s))
@@ -214,8 +221,14 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 	if w&farBit != 0 {
 		return n, true, nil
 	}
-	ntcopy.Move(dst, g.slot(s, r)[:min(n, len(dst))])
+	copyPart(dst, g.slot(s, r)[:n], k, parts)
 	return n, false, nil
+}
+
+// copyPart copies what fits of part k of the parts equal parts of b into dst.
+func copyPart(dst, b []byte, k, parts int) {
+	m := len(b) / parts
+	ntcopy.Move(dst, b[k*m:k*m+min(m, len(dst))])
 }
 
 // A Reduce takes the cells too: its non-roots, as a Gather's, need not wait for the
