@@ -40,94 +40,83 @@ func checkGathered(t *testing.T, what string, it, j int, got []byte) {
 // place too; non-roots of ten Gathers that return before their root calls. At 2, 3
 // and 4 ranks; every block checked.
 func TestGatherWays(t *testing.T) {
-	for _, p := range pathsShmSchedTCP {
-		for n := 2; n <= 4; n++ {
-			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
-				tr := p
-				tr.Settings = map[string]string{"coll_shm_gather_max": "1024"}
-				for k, v := range p.Settings {
-					tr.Settings[k] = v
+	eachWay(t, "coll_shm_gather_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			root, m := it%size, (it*97)%2500 // cells, their extensions, messages
+			recv := make([]byte, size*m)
+			send := gblock(rank, it, m)
+			if rank == root && it%3 == 0 {
+				copy(recv[root*m:], send)
+				send = mpi.InPlace[byte]()
+			}
+			must(t, mpi.Gather(w, send, recv, root))
+			if rank == root {
+				for j := 0; j < size; j++ {
+					checkGathered(t, "Gather", it, j, recv[j*m:(j+1)*m])
 				}
-				jobWith(t, mpitest.Options{N: n, Transport: tr}, func(t *testing.T, rank, size int) {
-					w := mpi.World
-					for it := 0; it < 60; it++ {
-						root, m := it%size, (it*97)%2500 // cells, their extensions, messages
-						recv := make([]byte, size*m)
-						send := gblock(rank, it, m)
-						if rank == root && it%3 == 0 {
-							copy(recv[root*m:], send)
-							send = mpi.InPlace[byte]()
-						}
-						must(t, mpi.Gather(w, send, recv, root))
-						if rank == root {
-							for j := 0; j < size; j++ {
-								checkGathered(t, "Gather", it, j, recv[j*m:(j+1)*m])
-							}
-						}
-						counts, displs, at := make([]int, size), make([]int, size), 0
-						for j := range counts {
-							counts[j] = (j * 17) % 40
-							if j == (it+1)%size {
-								counts[j] = 200 + it
-							}
-							displs[j], at = at, at+counts[j]+2
-						}
-						recv = make([]byte, at)
-						must(t, mpi.Gatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs, root))
-						if rank == root {
-							for j := 0; j < size; j++ {
-								checkGathered(t, "Gatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
-							}
-						}
-						k := (it * 37) % 1300
-						recv = make([]byte, size*k)
-						send = gblock(rank, it, k)
-						if it%3 == 1 {
-							copy(recv[rank*k:], send)
-							send = mpi.InPlace[byte]()
-						}
-						must(t, mpi.Allgather(w, send, recv))
-						for j := 0; j < size; j++ {
-							checkGathered(t, "Allgather", it, j, recv[j*k:(j+1)*k])
-						}
-						at = 0
-						for j := range counts {
-							counts[j] = (j*31 + it*7) % 60
-							if it%4 == 2 && j == 0 {
-								counts[j] = 1100
-							}
-							displs[j], at = at, at+counts[j]+1
-						}
-						recv = make([]byte, at)
-						must(t, mpi.Allgatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs))
-						for j := 0; j < size; j++ {
-							checkGathered(t, "Allgatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
-						}
-					}
-					// Non-roots return before their root calls.
-					tok := []int32{0}
-					if rank != 0 {
-						for it := 0; it < 10; it++ {
-							must(t, mpi.Gather(w, gblock(rank, it, 8), nil, 0))
-						}
-						must(t, mpi.Send(w, tok, 0, 9))
-						return
-					}
-					for j := 1; j < size; j++ {
-						_, err := mpi.Recv(w, tok, mpi.AnySource, 9)
-						must(t, err)
-					}
-					recv := make([]byte, 8*size)
-					for it := 0; it < 10; it++ {
-						must(t, mpi.Gather(w, gblock(rank, it, 8), recv, 0))
-						for j := 0; j < size; j++ {
-							checkGathered(t, "early Gather", it, j, recv[8*j:8*j+8])
-						}
-					}
-				})
-			})
+			}
+			counts, displs, at := make([]int, size), make([]int, size), 0
+			for j := range counts {
+				counts[j] = (j * 17) % 40
+				if j == (it+1)%size {
+					counts[j] = 200 + it
+				}
+				displs[j], at = at, at+counts[j]+2
+			}
+			recv = make([]byte, at)
+			must(t, mpi.Gatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs, root))
+			if rank == root {
+				for j := 0; j < size; j++ {
+					checkGathered(t, "Gatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
+				}
+			}
+			k := (it * 37) % 1300
+			recv = make([]byte, size*k)
+			send = gblock(rank, it, k)
+			if it%3 == 1 {
+				copy(recv[rank*k:], send)
+				send = mpi.InPlace[byte]()
+			}
+			must(t, mpi.Allgather(w, send, recv))
+			for j := 0; j < size; j++ {
+				checkGathered(t, "Allgather", it, j, recv[j*k:(j+1)*k])
+			}
+			at = 0
+			for j := range counts {
+				counts[j] = (j*31 + it*7) % 60
+				if it%4 == 2 && j == 0 {
+					counts[j] = 1100
+				}
+				displs[j], at = at, at+counts[j]+1
+			}
+			recv = make([]byte, at)
+			must(t, mpi.Allgatherv(w, gblock(rank, it, counts[rank]), recv, counts, displs))
+			for j := 0; j < size; j++ {
+				checkGathered(t, "Allgatherv", it, j, recv[displs[j]:displs[j]+counts[j]])
+			}
 		}
-	}
+		// Non-roots return before their root calls.
+		tok := []int32{0}
+		if rank != 0 {
+			for it := 0; it < 10; it++ {
+				must(t, mpi.Gather(w, gblock(rank, it, 8), nil, 0))
+			}
+			must(t, mpi.Send(w, tok, 0, 9))
+			return
+		}
+		for j := 1; j < size; j++ {
+			_, err := mpi.Recv(w, tok, mpi.AnySource, 9)
+			must(t, err)
+		}
+		recv := make([]byte, 8*size)
+		for it := 0; it < 10; it++ {
+			must(t, mpi.Gather(w, gblock(rank, it, 8), recv, 0))
+			for j := 0; j < size; j++ {
+				checkGathered(t, "early Gather", it, j, recv[8*j:8*j+8])
+			}
+		}
+	})
 }
 
 // TestAllgatherStraddle: an Allgatherv whose ranks' counts disagree (erroneous) about
@@ -232,58 +221,64 @@ func TestGatherTypedMixed(t *testing.T) {
 // at the root every third, mixed with Gathers on the same region; typed ones (a
 // strided receive) take the same ways. At 2, 3 and 4 ranks; every part checked.
 func TestScatterWays(t *testing.T) {
+	eachWay(t, "coll_shm_scatter_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			root, m := it%size, (it*53)%700
+			var send []byte
+			if rank == root {
+				for j := 0; j < size; j++ {
+					send = append(send, gblock(j, it, m)...)
+				}
+			}
+			recv := make([]byte, m)
+			if rank == root && it%3 == 0 {
+				must(t, mpi.Scatter(w, send, mpi.InPlace[byte](), root))
+				recv = send[root*m : (root+1)*m]
+			} else {
+				must(t, mpi.Scatter(w, send, recv, root))
+			}
+			checkGathered(t, "Scatter", it, rank, recv)
+			got := make([]byte, size*8)
+			must(t, mpi.Gather(w, gblock(rank, it, 8), got, (root+1)%size))
+			if rank == (root+1)%size {
+				for j := 0; j < size; j++ {
+					checkGathered(t, "Gather between Scatters", it, j, got[8*j:8*j+8])
+				}
+			}
+		}
+		// Typed: int64s to every other int64 of the receive buffer.
+		every2, err := mpi.TypeVector(4, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, every2.Commit())
+		var send []int64
+		if rank == 0 {
+			for i := 0; i < 4*size; i++ {
+				send = append(send, int64(i*3+1))
+			}
+		}
+		recv := make([]int64, 8)
+		must(t, mpi.ScatterBuf(w, mpi.Typed(send, len(send), mpi.Int64), mpi.Typed(recv, 1, every2), 0))
+		for i := 0; i < 4; i++ {
+			if recv[2*i] != int64((rank*4+i)*3+1) || recv[2*i+1] != 0 {
+				t.Fatalf("typed Scatter: %v", recv)
+			}
+		}
+	})
+}
+
+// eachWay runs body as jobs of 2, 3 and 4 ranks on every way of pathsShmSchedTCP, with
+// setting key set to value beside the way's own settings.
+func eachWay(t *testing.T, key, value string, body func(t *testing.T, rank, size int)) {
 	for _, p := range pathsShmSchedTCP {
 		for n := 2; n <= 4; n++ {
 			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
 				tr := p
-				tr.Settings = map[string]string{"coll_shm_scatter_max": "1024"}
+				tr.Settings = map[string]string{key: value}
 				for k, v := range p.Settings {
 					tr.Settings[k] = v
 				}
-				jobWith(t, mpitest.Options{N: n, Transport: tr}, func(t *testing.T, rank, size int) {
-					w := mpi.World
-					for it := 0; it < 60; it++ {
-						root, m := it%size, (it*53)%700
-						var send []byte
-						if rank == root {
-							for j := 0; j < size; j++ {
-								send = append(send, gblock(j, it, m)...)
-							}
-						}
-						recv := make([]byte, m)
-						if rank == root && it%3 == 0 {
-							must(t, mpi.Scatter(w, send, mpi.InPlace[byte](), root))
-							recv = send[root*m : (root+1)*m]
-						} else {
-							must(t, mpi.Scatter(w, send, recv, root))
-						}
-						checkGathered(t, "Scatter", it, rank, recv)
-						got := make([]byte, size*8)
-						must(t, mpi.Gather(w, gblock(rank, it, 8), got, (root+1)%size))
-						if rank == (root+1)%size {
-							for j := 0; j < size; j++ {
-								checkGathered(t, "Gather between Scatters", it, j, got[8*j:8*j+8])
-							}
-						}
-					}
-					// Typed: int64s to every other int64 of the receive buffer.
-					every2, err := mpi.TypeVector(4, 1, 2, mpi.Int64)
-					must(t, err)
-					must(t, every2.Commit())
-					var send []int64
-					if rank == 0 {
-						for i := 0; i < 4*size; i++ {
-							send = append(send, int64(i*3+1))
-						}
-					}
-					recv := make([]int64, 8)
-					must(t, mpi.ScatterBuf(w, mpi.Typed(send, len(send), mpi.Int64), mpi.Typed(recv, 1, every2), 0))
-					for i := 0; i < 4; i++ {
-						if recv[2*i] != int64((rank*4+i)*3+1) || recv[2*i+1] != 0 {
-							t.Fatalf("typed Scatter: %v", recv)
-						}
-					}
-				})
+				jobWith(t, mpitest.Options{N: n, Transport: tr}, body)
 			})
 		}
 	}
