@@ -107,9 +107,9 @@ func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.P
 // whose buffer is longer than coll_shm_scatter_max (or than the region takes) puts
 // its length alone (far), and every rank goes on to the schedules (done false): past
 // it, the root's copy of the whole buffer into the region and each rank's copy out
-// cost more than one message to each rank. A
-// rank's part that disagrees with its receive buffer (erroneous) is reported as the
-// schedules report it: what fits of it is kept.
+// cost more than one message to each rank. A rank's part that disagrees with its
+// receive buffer (erroneous) is reported as the schedules report it, what fits of it
+// kept.
 func nodeScatterEntry(c *comm, op string, send, recv *Vec, root int) (done bool, err error) {
 	g, done, err := c.gatherGroup(op, KScatter, root, recv)
 	if g == nil {

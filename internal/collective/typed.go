@@ -338,12 +338,10 @@ func (c *comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 		}
 	}
 	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
-		var s *coll.Sched
-		var err error
 		if !v {
 			return c.scatterRun(op, send, recv, root, nb)
 		}
-		s, err = c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
+		s, err := c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
 		return finish(op, nb, s, err)
 	})
 }
