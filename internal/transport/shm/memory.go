@@ -233,6 +233,24 @@ func Free(p unsafe.Pointer) bool {
 	return true
 }
 
+// Listed reports whether the n bytes at addr lie in one memfd this process lists (an
+// allocation of Alloc's or an arena), which peers can map (Transport.Map).
+func Listed(addr uint64, n int) bool {
+	memReg.Lock()
+	defer memReg.Unlock()
+	if memReg.table == nil || n < 0 {
+		return false
+	}
+	t := memReg.table
+	for i := range int(atomic.LoadUint32(memU32(t, offMemCount))) {
+		e := memEntry(i)
+		if (memRef{base: *memU64(t, e), size: *memU64(t, e+8)}).holds(addr, uint64(n)) {
+			return true
+		}
+	}
+	return false
+}
+
 // memFreeSlot is a table entry not in use, counted in when it is past the count; -1
 // if the table is full. memReg is held.
 func memFreeSlot() int {
@@ -313,6 +331,33 @@ func (m *peerMem) copy(buf []byte, addr uint64, write bool) bool {
 	copyAt(mem, addr-ref.base, buf, write)
 	mappedBytes.Add(uint64(len(buf)))
 	return true
+}
+
+// view maps the allocation that holds [addr, addr+n) anew, apart from the copies'
+// mappings (no sweep unmaps it), and returns those n bytes of it and the whole
+// mapping, which the caller unmaps; nil if the range is in no listed allocation or it
+// cannot be mapped.
+func (m *peerMem) view(addr, n uint64) (part, whole []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.table == nil {
+		return nil, nil
+	}
+	for range 8 {
+		_, ref, ok := m.find(addr, n)
+		if !ok {
+			continue
+		}
+		if ref.size == 0 {
+			return nil, nil
+		}
+		if whole = m.mapAlloc(ref); whole == nil {
+			return nil, nil
+		}
+		off := addr - ref.base
+		return whole[off : off+n : off+n], whole
+	}
+	return nil, nil
 }
 
 // mapped reports whether [addr, addr+n) lies in one listed allocation that is mapped
