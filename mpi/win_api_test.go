@@ -607,6 +607,42 @@ func TestWinLockHolderDies(t *testing.T) {
 	}
 }
 
+// TestWinFenceRankDies: rank 1 dies before a fence the others enter (on one node a
+// barrier on the window's control blocks); they must not hang: the wait asks whether
+// the rank lives and ends with ErrProcFailed naming it, or the launcher ends the job
+// first. Either way the job ends within bounded time naming rank 1.
+func TestWinFenceRankDies(t *testing.T) {
+	for _, tr := range mpitest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			start := time.Now()
+			res := mpitest.Job(t, mpitest.Options{N: 3, Transport: tr, Fail: true}, func(t *testing.T) {
+				must(t, mpi.Init())
+				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
+				must(t, err)
+				must(t, w.Fence(0))
+				must(t, mpi.World.Barrier())
+				if mpi.World.Rank() == 1 {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+				if err := w.Fence(0); err != nil {
+					fmt.Fprintf(os.Stderr, "rank %d: Fence: %v\n", mpi.World.Rank(), err)
+					if !errors.Is(err, mpi.ErrProcFailed) {
+						os.Exit(4)
+					}
+					os.Exit(3) // an error on a survivor is a correct ending
+				}
+				t.Error("Fence returned although rank 1 died before it")
+			})
+			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
+				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v to end", took)
+			}
+		})
+	}
+}
+
 // TestWinLockWaiterHolderDies: rank 1 dies while it holds rank 0's lock; rank 2's
 // Lock of rank 0 waits (on the lock word on one node; over TCP queued at rank 0, which
 // answers it) and must end with ErrProcFailed naming rank 1 by itself, not only by the

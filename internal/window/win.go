@@ -36,9 +36,12 @@ import (
 //     a name in /dev/shm), which every rank of the node maps; an origin on the target's
 //     node reads and writes it with loads and stores, accumulates with the CPU's
 //     atomics or the target's accumulate lock (internal/rma), and takes the
-//     passive-target lock word itself. A rank's own memory is always direct.
-//   - shipped: every other target (another node, the TCP transport forced, memory the
-//     caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
+//     passive-target lock word itself. A WinCreate window whose every rank gave memory
+//     its node peers map (MPI_Alloc_mem's: peersMayMap) is direct too: the region
+//     holds its control blocks, and each rank maps its node peers' memory (mapPeers).
+//     A rank's own memory is always direct.
+//   - shipped: every other target (another node, the TCP transport forced, other
+//     memory the caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
 //     applied in order by the target's progress goroutine, one per process for all
 //     its windows (serve.go), which runs while such windows live and sleeps in the
 //     engine's wait when there is nothing to do, so that passive-target operations
@@ -129,11 +132,15 @@ type Win struct {
 	vaddr    []uint64
 	peers    []winPeer
 	reg      *shm.Region // the node's region, for direct windows
+	unmaps   []func()    // a created window's: unmap its node peers' memory (mapPeers)
 	local    []uint64    // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
 	served   bool // some origin ships to this rank: the progress goroutine serves it
 	unserved bool // Free has taken it from the progress goroutine (applyMu's)
+	// fenceLocal: every target is direct and none is served, alike on every rank:
+	// Fence's barrier is fenceBarrier's, on the control blocks.
+	fenceLocal bool
 
 	applyMu sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
 	mu      sync.Mutex
@@ -219,7 +226,8 @@ type attachment struct {
 
 // ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
 // accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
-// this rank (ship.go), then per peer: n post counters, n complete counters, and
+// this rank (ship.go), [3] the fences this rank has entered (fenceBarrier), then per
+// peer: n post counters, n complete counters, and
 // n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
 // ask whether the holders still live); then this rank's epochs (epochIn).
 type ctrlBlock []uint64
@@ -229,6 +237,7 @@ func ctrlWords(n int) int { return (4 + 3*n + epochWords(n) + 7) &^ 7 }
 func (c ctrlBlock) lock() *uint64   { return &c[0] }
 func (c ctrlBlock) acc() *uint32    { return (*uint32)(unsafe.Pointer(&c[1])) }
 func (c ctrlBlock) queued() *uint64 { return &c[2] }
+func (c ctrlBlock) fence() *uint64  { return &c[3] }
 func (c ctrlBlock) post(from int) *uint64 {
 	return &c[4+from]
 }
@@ -270,7 +279,7 @@ func (w *Win) setup(op string, a Args) error {
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(w.comm.NodeOfRank(w.rank)))
-	if regionWanted {
+	if regionWanted || a.Flavor == FlavorCreate && setRMAShm.Get() != "off" && peersMayMap(a.Mem) {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
 	if a.Flavor == FlavorCreate && len(a.Mem) > 0 {
@@ -281,14 +290,22 @@ func (w *Win) setup(op string, a Args) error {
 		return core.MapErr(op, err)
 	}
 	sizes, units, nodes := make([]int64, n), make([]int, n), make([]int, n)
+	anyWants, allCan := false, true
 	for r := 0; r < n; r++ {
 		sizes[r] = int64(binary.LittleEndian.Uint64(all[r*winRecord:]))
 		units[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+8:]))
 		nodes[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+16:]))
-		// mapRegion is collective: every rank maps a region if any wants one. A rank
-		// alone on its node has no shared-memory transport, but its node's ranks of
-		// the window (itself) still share a region (a memfd needs no transport).
-		regionWanted = regionWanted || binary.LittleEndian.Uint64(all[r*winRecord+24:]) != 0
+		bit := binary.LittleEndian.Uint64(all[r*winRecord+24:]) != 0
+		anyWants, allCan = anyWants || bit, allCan && bit
+	}
+	// mapRegion is collective: every rank maps a region if any wants one. A rank
+	// alone on its node has no shared-memory transport, but its node's ranks of the
+	// window (itself) still share a region (a memfd needs no transport). A created
+	// window takes one, for its control blocks, only if every rank's memory can be
+	// mapped by the rank's node peers.
+	regionWanted = anyWants
+	if a.Flavor == FlavorCreate {
+		regionWanted = allCan
 	}
 	me := nodes[w.rank]
 	offNode := false
@@ -305,7 +322,14 @@ func (w *Win) setup(op string, a Args) error {
 	}
 	cw := ctrlWords(n)
 	if regionWanted {
-		ok, err := w.mapRegion(op, a, sizes, nodes, cw)
+		ready := true
+		if a.Flavor == FlavorCreate {
+			ready = w.mapPeers(a, nodes)
+		}
+		ok, err := w.mapRegion(op, a, sizes, nodes, cw, ready)
+		if !ok {
+			w.unmapPeers()
+		}
 		if err != nil {
 			return err
 		}
@@ -344,6 +368,7 @@ func (w *Win) setup(op string, a Args) error {
 	w.outMu = make([]sync.Mutex, n)
 	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
 	w.breps, w.brepID, w.brepLen = make([][]batchSink, n), make([]uint32, n), make([]int, n)
+	w.fenceLocal = w.reg != nil && !w.ships && !w.served
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
@@ -401,10 +426,59 @@ func (w *Win) allgather(rec []byte) ([]byte, error) {
 	return all, err
 }
 
+// peersMayMap reports whether a created window's memory can be mapped by its node's
+// peers: it lies in one allocation this process lists for them (shm.Listed: memory of
+// MPI_Alloc_mem), 8-byte aligned for the atomics, or it is empty.
+func peersMayMap(mem []byte) bool {
+	p := unsafe.Pointer(unsafe.SliceData(mem))
+	return len(mem) == 0 || uintptr(p)&7 == 0 && shm.Listed(uint64(uintptr(p)), len(mem))
+}
+
+// mapPeers maps, for a created window every rank of which gave memory that its node
+// peers can map (peersMayMap), the memory of this rank's node peers, so that they
+// are direct targets; it reports whether it mapped them all.
+func (w *Win) mapPeers(a Args, nodes []int) bool {
+	w.peers[w.rank].mem = a.Mem
+	var mapper transport.Mapper
+	if nt := core.NodeTransport(); nt != nil {
+		mapper, _ = nt.(transport.Mapper)
+	}
+	for r := range w.peers {
+		p := &w.peers[r]
+		if r == w.rank || nodes[r] != nodes[w.rank] || p.size == 0 {
+			continue
+		}
+		if mapper == nil {
+			return false
+		}
+		mem, unmap := mapper.Map(p.world, p.addr, int(p.size))
+		if mem == nil {
+			return false
+		}
+		p.mem = mem
+		w.unmaps = append(w.unmaps, unmap)
+	}
+	return true
+}
+
+// unmapPeers undoes mapPeers.
+func (w *Win) unmapPeers() {
+	for _, unmap := range w.unmaps {
+		unmap()
+	}
+	w.unmaps = nil
+	for r := range w.peers {
+		if r != w.rank {
+			w.peers[r].mem = nil
+		}
+	}
+}
+
 // mapRegion puts the window's memory and control blocks in one region per node,
-// made by the node's lowest rank and mapped by the others. It reports whether every
-// rank of the window succeeded (all decide alike).
-func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (bool, error) {
+// made by the node's lowest rank and mapped by the others (a created window's
+// memory stays where it is: only its control blocks go there). It reports whether
+// every rank of the window succeeded, ready too (all decide alike).
+func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int, ready bool) (bool, error) {
 	n := w.size
 	me := nodes[w.rank]
 	var locals []int
@@ -425,6 +499,9 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 	off := (ctrlBytes + page - 1) &^ (page - 1)
 	offs := make([]int64, len(locals))
 	for i, r := range locals {
+		if a.Flavor == FlavorCreate {
+			break
+		}
 		if a.Flavor != FlavorShared || a.Noncontig {
 			off = (off + page - 1) &^ (page - 1)
 		}
@@ -459,7 +536,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 		}
 	}
 	okb := []byte{0}
-	if reg != nil && why == "" {
+	if reg != nil && why == "" && ready {
 		okb[0] = 1
 	}
 	agree, err := w.allgatherN(okb)
@@ -483,7 +560,9 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 		p := &w.peers[r]
 		p.direct = true
 		p.ctrl = ctrlBlock(u64s(reg.Mem[i*cw*8:][:cw*8]))
-		p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
+		if a.Flavor != FlavorCreate {
+			p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
+		}
 	}
 	w.mem, w.ctrl = w.peers[w.rank].mem, w.peers[w.rank].ctrl
 	return true, nil
@@ -604,6 +683,7 @@ func (w *Win) Free(op string) error {
 	if w.reg != nil {
 		w.reg.Close()
 	}
+	w.unmapPeers()
 	w.mem, w.peers, w.local = nil, nil, nil
 	return collective.Free(w.comm, op)
 }
@@ -675,7 +755,8 @@ func RMAInfo() string {
 		alloc = "direct loads, stores and atomics in node shared memory"
 	}
 	return "rma: WinAllocate targets on this node: " + alloc + "; WinAllocateShared: direct; " +
-		"other nodes, WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
+		"WinCreate over MPI_Alloc_mem memory on every rank: as WinAllocate; " +
+		"other nodes, other WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
 }
 
 // eng is the runtime's engine, which carries the shipped requests and their replies
