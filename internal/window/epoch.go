@@ -88,7 +88,7 @@ type Epoch struct {
 // EpochState reports w's Epoch when its words and its direct targets' PSCW counters
 // lie in the node's region (nil counters for targets that are not direct).
 func (w *Win) EpochState() (Epoch, bool) {
-	if w.reg == nil || w.freed.Load() {
+	if !w.shared || w.freed.Load() {
 		return Epoch{}, false
 	}
 	n := w.size

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -37,8 +38,9 @@ import (
 //     node reads and writes it with loads and stores, accumulates with the CPU's
 //     atomics or the target's accumulate lock (internal/rma), and takes the
 //     passive-target lock word itself. A WinCreate window whose every rank gave memory
-//     its node peers map (MPI_Alloc_mem's: peersMayMap) is direct too: the region
-//     holds its control blocks, and each rank maps its node peers' memory (mapPeers).
+//     its node peers map (MPI_Alloc_mem's: peersMayMap) is direct too, without a
+//     region: its control blocks come from the same allocator, and each rank maps its
+//     node peers' memory and control blocks (mapCreated).
 //     A rank's own memory is always direct.
 //   - shipped: every other target (another node, the TCP transport forced, other
 //     memory the caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
@@ -131,9 +133,13 @@ type Win struct {
 	vsrc     [][]byte             // writeBatchLocked's scratch (w.mu)
 	vaddr    []uint64
 	peers    []winPeer
-	reg      *shm.Region // the node's region, for direct windows
-	unmaps   []func()    // a created window's: unmap its node peers' memory (mapPeers)
-	local    []uint64    // a control block (and Allocate memory) not in a region
+	reg      *shm.Region    // the node's region, for direct windows
+	unmaps   []func()       // a created window's: unmap its node peers' memory (mapPeers)
+	ctrlMem  unsafe.Pointer // a created window's control block in memory peers map (mapCreated)
+	// shared: the control blocks lie in memory the node's ranks map (a region, or
+	// mapCreated's), where the C face's short ways may read and write them too.
+	shared bool
+	local  []uint64 // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
 	served   bool // some origin ships to this rank: the progress goroutine serves it
@@ -248,7 +254,7 @@ func u64s(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
-const winRecord = 40 // size, disp unit, node, direct-capable, created memory's address: int64 each
+const winRecord = 48 // size, disp unit, node, direct-capable, created memory's and control block's addresses: int64 each
 
 // CreateWin makes a window over c (collective): WinCreate, WinAllocate,
 // WinAllocateShared or WinCreateDynamic by a.Flavor.
@@ -274,19 +280,28 @@ func Create(c *core.Comm, op string, a Args) (*Win, error) {
 
 func (w *Win) setup(op string, a Args) error {
 	n := w.size
+	cw := ctrlWords(n)
 	regionWanted := a.Flavor == FlavorShared || (a.Flavor == FlavorAllocate && setRMAShm.Get() != "off" && core.NodeTransport() != nil)
+	// A created window's control block where its memory is such that its node peers
+	// can map it: in memory they can map too (mapCreated).
+	var ctrl unsafe.Pointer
+	if a.Flavor == FlavorCreate && setRMAShm.Get() != "off" && peersMayMap(a.Mem) {
+		ctrl = shm.Alloc(cw*8, 64)
+	}
 	rec := make([]byte, winRecord)
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(w.comm.NodeOfRank(w.rank)))
-	if regionWanted || a.Flavor == FlavorCreate && setRMAShm.Get() != "off" && peersMayMap(a.Mem) {
+	if regionWanted || ctrl != nil {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
 	if a.Flavor == FlavorCreate && len(a.Mem) > 0 {
 		binary.LittleEndian.PutUint64(rec[32:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(a.Mem)))))
 	}
+	binary.LittleEndian.PutUint64(rec[40:], uint64(uintptr(ctrl)))
 	all, err := w.allgather(rec)
 	if err != nil {
+		shm.Free(ctrl)
 		return core.MapErr(op, err)
 	}
 	sizes, units, nodes := make([]int64, n), make([]int, n), make([]int, n)
@@ -301,12 +316,9 @@ func (w *Win) setup(op string, a Args) error {
 	// mapRegion is collective: every rank maps a region if any wants one. A rank
 	// alone on its node has no shared-memory transport, but its node's ranks of the
 	// window (itself) still share a region (a memfd needs no transport). A created
-	// window takes one, for its control blocks, only if every rank's memory can be
-	// mapped by the rank's node peers.
-	regionWanted = anyWants
-	if a.Flavor == FlavorCreate {
-		regionWanted = allCan
-	}
+	// window has none: it is direct (mapCreated) only if every rank's memory and
+	// control block can be mapped by the rank's node peers.
+	regionWanted = anyWants && a.Flavor != FlavorCreate
 	me := nodes[w.rank]
 	offNode := false
 	for r := range n {
@@ -316,20 +328,14 @@ func (w *Win) setup(op string, a Args) error {
 		return core.Errorf(core.ClassComm, op, "WinAllocateShared needs every rank of the communicator on one node (shared memory); %s spans nodes", w.comm.Name())
 	}
 	w.peers = make([]winPeer, n)
+	ctrls := make([]uint64, n)
 	for r := range n {
 		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r),
 			addr: binary.LittleEndian.Uint64(all[r*winRecord+32:])}
+		ctrls[r] = binary.LittleEndian.Uint64(all[r*winRecord+40:])
 	}
-	cw := ctrlWords(n)
 	if regionWanted {
-		ready := true
-		if a.Flavor == FlavorCreate {
-			ready = w.mapPeers(a, nodes)
-		}
-		ok, err := w.mapRegion(op, a, sizes, nodes, cw, ready)
-		if !ok {
-			w.unmapPeers()
-		}
+		ok, err := w.mapRegion(op, a, sizes, nodes, cw)
 		if err != nil {
 			return err
 		}
@@ -338,7 +344,17 @@ func (w *Win) setup(op string, a Args) error {
 		}
 		regionWanted = ok
 	}
+	if a.Flavor == FlavorCreate && allCan {
+		ok, err := w.mapCreated(a, nodes, ctrl, ctrls, cw)
+		if err != nil {
+			shm.Free(ctrl)
+			return core.MapErr(op, err)
+		}
+		regionWanted = ok
+	}
 	if !regionWanted {
+		shm.Free(ctrl)
+		w.ctrlMem = nil
 		// Control block (and WinAllocate's memory) in this process's own memory,
 		// 8-byte aligned for the atomics.
 		if err := w.localMem(op, a, cw); err != nil {
@@ -368,7 +384,7 @@ func (w *Win) setup(op string, a Args) error {
 	w.outMu = make([]sync.Mutex, n)
 	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
 	w.breps, w.brepID, w.brepLen = make([][]batchSink, n), make([]uint32, n), make([]int, n)
-	w.fenceLocal = w.reg != nil && !w.ships && !w.served
+	w.fenceLocal = w.shared && !w.ships && !w.served
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
@@ -434,29 +450,59 @@ func peersMayMap(mem []byte) bool {
 	return len(mem) == 0 || uintptr(p)&7 == 0 && shm.Listed(uint64(uintptr(p)), len(mem))
 }
 
-// mapPeers maps, for a created window every rank of which gave memory that its node
-// peers can map (peersMayMap), the memory of this rank's node peers, so that they
-// are direct targets; it reports whether it mapped them all.
-func (w *Win) mapPeers(a Args, nodes []int) bool {
-	w.peers[w.rank].mem = a.Mem
+// mapCreated makes a created window direct, as a region makes an allocated one, where
+// every rank gave memory its node peers can map (peersMayMap) and a control block in
+// such memory (ctrls[r], this rank's at ctrl, of cw words): this rank maps its node
+// peers' (mapPeers) and all agree. It reports whether they did (else nothing is left
+// mapped).
+func (w *Win) mapCreated(a Args, nodes []int, ctrl unsafe.Pointer, ctrls []uint64, cw int) (bool, error) {
+	ok := []byte{0}
+	if w.mapPeers(nodes, ctrls, cw) {
+		ok[0] = 1
+	}
+	agree, err := w.allgatherN(ok)
+	if err == nil && !bytes.Contains(agree, []byte{0}) {
+		me := &w.peers[w.rank]
+		me.mem, me.ctrl = a.Mem, ctrlBlock(unsafe.Slice((*uint64)(ctrl), cw))
+		for r := range w.peers {
+			w.peers[r].direct = w.peers[r].direct || nodes[r] == nodes[w.rank]
+		}
+		w.mem, w.ctrl, w.ctrlMem, w.shared = a.Mem, me.ctrl, ctrl, true
+		return true, nil
+	}
+	w.unmapPeers()
+	return false, err
+}
+
+// mapPeers maps the memory and control blocks of this rank's node peers for
+// mapCreated, and reports whether it mapped them all.
+func (w *Win) mapPeers(nodes []int, ctrls []uint64, cw int) bool {
 	var mapper transport.Mapper
 	if nt := core.NodeTransport(); nt != nil {
 		mapper, _ = nt.(transport.Mapper)
 	}
 	for r := range w.peers {
 		p := &w.peers[r]
-		if r == w.rank || nodes[r] != nodes[w.rank] || p.size == 0 {
+		if r == w.rank || nodes[r] != nodes[w.rank] {
 			continue
 		}
 		if mapper == nil {
 			return false
 		}
-		mem, unmap := mapper.Map(p.world, p.addr, int(p.size))
-		if mem == nil {
+		c, unmap := mapper.Map(p.world, ctrls[r], cw*8)
+		if c == nil {
 			return false
 		}
-		p.mem = mem
 		w.unmaps = append(w.unmaps, unmap)
+		p.ctrl = ctrlBlock(u64s(c))
+		if p.size > 0 {
+			mem, unmap := mapper.Map(p.world, p.addr, int(p.size))
+			if mem == nil {
+				return false
+			}
+			w.unmaps = append(w.unmaps, unmap)
+			p.mem = mem
+		}
 	}
 	return true
 }
@@ -469,16 +515,15 @@ func (w *Win) unmapPeers() {
 	w.unmaps = nil
 	for r := range w.peers {
 		if r != w.rank {
-			w.peers[r].mem = nil
+			w.peers[r].mem, w.peers[r].ctrl = nil, nil
 		}
 	}
 }
 
 // mapRegion puts the window's memory and control blocks in one region per node,
-// made by the node's lowest rank and mapped by the others (a created window's
-// memory stays where it is: only its control blocks go there). It reports whether
-// every rank of the window succeeded, ready too (all decide alike).
-func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int, ready bool) (bool, error) {
+// made by the node's lowest rank and mapped by the others. It reports whether every
+// rank of the window succeeded (all decide alike).
+func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (bool, error) {
 	n := w.size
 	me := nodes[w.rank]
 	var locals []int
@@ -499,9 +544,6 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int, r
 	off := (ctrlBytes + page - 1) &^ (page - 1)
 	offs := make([]int64, len(locals))
 	for i, r := range locals {
-		if a.Flavor == FlavorCreate {
-			break
-		}
 		if a.Flavor != FlavorShared || a.Noncontig {
 			off = (off + page - 1) &^ (page - 1)
 		}
@@ -536,7 +578,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int, r
 		}
 	}
 	okb := []byte{0}
-	if reg != nil && why == "" && ready {
+	if reg != nil && why == "" {
 		okb[0] = 1
 	}
 	agree, err := w.allgatherN(okb)
@@ -560,11 +602,9 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int, r
 		p := &w.peers[r]
 		p.direct = true
 		p.ctrl = ctrlBlock(u64s(reg.Mem[i*cw*8:][:cw*8]))
-		if a.Flavor != FlavorCreate {
-			p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
-		}
+		p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
 	}
-	w.mem, w.ctrl = w.peers[w.rank].mem, w.peers[w.rank].ctrl
+	w.mem, w.ctrl, w.shared = w.peers[w.rank].mem, w.peers[w.rank].ctrl, true
 	return true, nil
 }
 
@@ -684,7 +724,8 @@ func (w *Win) Free(op string) error {
 		w.reg.Close()
 	}
 	w.unmapPeers()
-	w.mem, w.peers, w.local = nil, nil, nil
+	shm.Free(w.ctrlMem)
+	w.mem, w.peers, w.local, w.ctrlMem = nil, nil, nil, nil
 	return collective.Free(w.comm, op)
 }
 

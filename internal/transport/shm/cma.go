@@ -245,18 +245,19 @@ func (t *Transport) Mapped(peer int, addr uint64, n int) bool {
 	return err == nil && p.mem != nil && p.mem.mapped(addr, uint64(n))
 }
 
-// Map implements transport.Mapper: a mapping of its own of [addr, addr+n) in peer's
-// memory, which must lie in one allocation the peer lists, and the call that unmaps it.
+// Map implements transport.Mapper: [addr, addr+n) in peer's memory, which must lie in
+// one allocation the peer lists, through this process's mapping of it (the copies'),
+// kept mapped until the call it returns, whatever the peer frees meanwhile.
 func (t *Transport) Map(peer int, addr uint64, n int) ([]byte, func()) {
 	p, err := t.cmaPeer(peer, "Map", "reads")
 	if err != nil || p.mem == nil || n <= 0 {
 		return nil, nil
 	}
-	part, whole := p.mem.view(addr, uint64(n))
+	part, ino := p.mem.pin(addr, uint64(n))
 	if part == nil {
 		return nil, nil
 	}
-	return part, func() { unix.Munmap(whole) }
+	return part, func() { p.mem.unpin(ino) }
 }
 
 // Shares implements transport.Mapper: [addr, addr+n) lies in one allocation this

@@ -298,6 +298,10 @@ type peerMem struct {
 	table []byte     // the peer's table, mapped read-only; nil once closed
 	maps  map[uint64][]byte
 	seen  uint64 // the table's version when maps was last swept
+	// pins counts, per inode, the mappings Transport.Map handed out and not yet given
+	// back; gone holds those of allocations no longer listed, unmapped at the last unpin.
+	pins map[uint64]int
+	gone map[uint64][]byte
 }
 
 // openPeerMem maps the memory table of process pid, whose fd there is fd; nil when
@@ -315,7 +319,7 @@ func openPeerMem(pid, fd int) *peerMem {
 	if err != nil {
 		return nil
 	}
-	return &peerMem{pid: pid, table: table, maps: map[uint64][]byte{}}
+	return &peerMem{pid: pid, table: table, maps: map[uint64][]byte{}, pins: map[uint64]int{}, gone: map[uint64][]byte{}}
 }
 
 // copy copies between buf and n = len(buf) bytes at addr in the peer (into buf, or
@@ -333,31 +337,34 @@ func (m *peerMem) copy(buf []byte, addr uint64, write bool) bool {
 	return true
 }
 
-// view maps the allocation that holds [addr, addr+n) anew, apart from the copies'
-// mappings (no sweep unmaps it), and returns those n bytes of it and the whole
-// mapping, which the caller unmaps; nil if the range is in no listed allocation or it
-// cannot be mapped.
-func (m *peerMem) view(addr, n uint64) (part, whole []byte) {
+// pin is the n bytes at addr of this process's mapping of the allocation that holds
+// them (mapping it if need be), which stays mapped until unpin(ino), whatever the
+// owner frees meanwhile; nil if the range is in no listed allocation.
+func (m *peerMem) pin(addr, n uint64) (part []byte, ino uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.table == nil {
-		return nil, nil
+	ref, mem := m.lookup(addr, n, true)
+	if mem == nil {
+		return nil, 0
 	}
-	for range 8 {
-		_, ref, ok := m.find(addr, n)
-		if !ok {
-			continue
-		}
-		if ref.size == 0 {
-			return nil, nil
-		}
-		if whole = m.mapAlloc(ref); whole == nil {
-			return nil, nil
-		}
-		off := addr - ref.base
-		return whole[off : off+n : off+n], whole
+	m.pins[ref.ino]++
+	off := addr - ref.base
+	return mem[off : off+n : off+n], ref.ino
+}
+
+// unpin ends a pin of the mapping of inode ino, and unmaps it if it was the last pin
+// of an allocation no longer listed.
+func (m *peerMem) unpin(ino uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins[ino]--; m.pins[ino] > 0 {
+		return
 	}
-	return nil, nil
+	delete(m.pins, ino)
+	if mem, ok := m.gone[ino]; ok {
+		unix.Munmap(mem)
+		delete(m.gone, ino)
+	}
 }
 
 // mapped reports whether [addr, addr+n) lies in one listed allocation that is mapped
@@ -503,7 +510,10 @@ func (m *peerMem) sweep() {
 	}
 	for ino, mem := range m.maps {
 		if !listed[ino] {
-			if mem != nil {
+			switch {
+			case m.pins[ino] > 0:
+				m.gone[ino] = mem
+			case mem != nil:
 				unix.Munmap(mem)
 			}
 			delete(m.maps, ino)
@@ -543,7 +553,10 @@ func (m *peerMem) close() {
 			unix.Munmap(mem)
 		}
 	}
-	m.maps = nil
+	for _, mem := range m.gone {
+		unix.Munmap(mem)
+	}
+	m.maps, m.gone = nil, nil
 	if m.table != nil {
 		unix.Munmap(m.table)
 		m.table = nil

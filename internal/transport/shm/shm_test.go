@@ -499,8 +499,9 @@ func TestAllocBlocks(t *testing.T) {
 
 // TestMapShared: memory Alloc gave, a large allocation and an arena's block, is Listed
 // (Shares) over its length and no further, Go's memory is not, and a peer's Map of it
-// is a mapping of its own that sees the owner's stores and is seen by its loads, and
-// stays valid after the owner frees the memory until it is unmapped.
+// is a mapping that sees the owner's stores and is seen by its loads, and stays valid
+// after the owner frees the memory (and the peer's copies sweep their mappings) until
+// it is given back.
 func TestMapShared(t *testing.T) {
 	ts := inProcess(t, 2, Options{})
 	if ok, why := ts[1].CMA(); !ok {
@@ -530,9 +531,18 @@ func TestMapShared(t *testing.T) {
 		if v, _ := ts[1].Map(0, addr, 8<<20); v != nil {
 			t.Errorf("Map of 8 MiB from an allocation of %d bytes gave a mapping", n)
 		}
+		// The owner frees it; a later lookup sweeps the peer's mappings of what its
+		// table no longer lists, but not this one while it is held.
 		Free(p)
-		_ = view[n-2] // still mapped
+		q := Alloc(memMin, 0)
+		if !ts[1].Mapped(0, uint64(uintptr(q)), memMin) {
+			t.Fatal("a new allocation is not mapped")
+		}
+		if view[n-2] != 0xdd {
+			t.Errorf("Map of %d bytes: the mapping changed after the owner freed it", n)
+		}
 		unmap()
+		Free(q)
 	}
 }
 
