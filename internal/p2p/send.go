@@ -248,7 +248,7 @@ func (e *Engine) startSend(r *request) {
 		if r.proto == transport.Get && (r.lay != nil || p.sc == nil) {
 			r.proto = transport.Pipeline
 		}
-		if r.size >= adaptMin && e.adaptive && r.lay == nil && p.sc != nil || e.mappedSource(p, r) {
+		if r.size >= adaptMin && e.adaptive && r.lay == nil && p.sc != nil || r.proto != transport.Get && e.mappedSource(p, r) {
 			// Offer both protocols: the receiver chooses (adapt.go, startRndv).
 			r.proto = transport.Get
 		}
