@@ -775,15 +775,21 @@ func TestOneSidedTCP(t *testing.T) {
 // errors: on one node over shared memory, over TCP (the allocated window over C
 // memory: every target shipped, this rank's own memory served by its progress
 // goroutine), and on two nodes (ranks 1 and 2 share one, rank 0 reaches them over
-// TCP).
+// TCP); on one node and on two with the window of MPI_Win_create over MPI_Alloc_mem
+// memory too, which the node's ranks map as MPI_Win_allocate's.
 func TestOneSidedShortWays(t *testing.T) {
 	t.Run("shm", func(t *testing.T) { job(t, "rmashort", 2) })
+	t.Run("shm created", func(t *testing.T) { jobArgs(t, "rmashort", 2, nil, []string{"create"}) })
 	t.Run("tcp", func(t *testing.T) {
 		jobArgs(t, "rmashort", 2, mpitest.TCP.Flags(), []string{"tcp"})
 	})
 	t.Run("nodes", func(t *testing.T) {
 		agent, _ := mpitest.Agent(t)
 		jobArgs(t, "rmashort", 3, []string{"--host", "alpha:1,beta:2", "--launch-agent", agent}, nil)
+	})
+	t.Run("nodes created", func(t *testing.T) {
+		agent, _ := mpitest.Agent(t)
+		jobArgs(t, "rmashort", 3, []string{"--host", "alpha:1,beta:2", "--launch-agent", agent}, []string{"create"})
 	})
 }
 
@@ -894,16 +900,16 @@ func TestCollShortWay(t *testing.T) {
 // whose every target is in node shared memory (abi/libmpi/winshort.c), on the device's
 // own epoch words, with the same data and errors as Go's: on 2 and 3 ranks, on 4 (more
 // ranks than this machine's cores), at MPI_THREAD_MULTIPLE (two threads fencing a
-// window each at once, then locking two targets at once), without the node region
-// (coll_shm=off: the fence stays in Go, PSCW does not), over TCP and on two nodes
-// (targets shipped to: all in Go).
+// window each at once, then locking two targets at once), without the node
+// collectives' region (coll_shm=off, which the fence does not use), over TCP and on
+// two nodes (targets shipped to: all in Go).
 func TestWinSyncShortWay(t *testing.T) {
 	t.Run("shm2", func(t *testing.T) { job(t, "winshort", 2) })
 	t.Run("shm3", func(t *testing.T) { job(t, "winshort", 3) })
 	t.Run("shm4", func(t *testing.T) { job(t, "winshort", 4) })
 	t.Run("multiple", func(t *testing.T) { jobArgs(t, "winshort", 2, nil, []string{"multiple"}) })
 	t.Run("multiple3", func(t *testing.T) { jobArgs(t, "winshort", 3, nil, []string{"multiple"}) })
-	t.Run("off", func(t *testing.T) { jobArgs(t, "winshort", 3, []string{"--set", "coll_shm=off"}, []string{"nofence"}) })
+	t.Run("off", func(t *testing.T) { jobArgs(t, "winshort", 3, []string{"--set", "coll_shm=off"}, nil) })
 	t.Run("tcp", func(t *testing.T) { jobArgs(t, "winshort", 2, mpitest.TCP.Flags(), []string{"go"}) })
 	// Two nodes: every rank has a target shipped to (rank 0 reaches ranks 1 and 2 over
 	// TCP, they it), whose operations may be pending in Go at a sync call.

@@ -18,10 +18,12 @@ import (
 //
 // On one node the memory of WinAllocate and WinAllocateShared windows is node shared
 // memory every rank maps: an operation there is a load or store by the origin (an
-// 8-byte Put plus Flush costs about what a store and a fence do). Targets on other
-// nodes (and every target of WinCreate and WinCreateDynamic windows, whose memory is
-// the owner's Go memory) get the operations shipped to a progress goroutine of
-// theirs, which applies them while the target's program computes. Memory a window
+// 8-byte Put plus Flush costs about what a store and a fence do), and so is a
+// WinCreate window's where every rank gave memory of AllocMem's with
+// mpigo_node_mapped. Targets on other nodes (and every target of other WinCreate
+// windows and of WinCreateDynamic windows, whose memory is the owner's Go memory)
+// get the operations shipped to a progress goroutine of theirs, which applies them
+// while the target's program computes. Memory a window
 // gives out (WinAllocate's, SharedQuery's) must not be used after Free.
 //
 // A window's error handler is ErrorsReturn until SetErrHandler changes it.
@@ -81,8 +83,10 @@ func newWin(op string, c *Comm, info *Info, a mpir.WinArgs) (*Win, error) {
 
 // WinCreate exposes mem, memory this rank owns, in a new window over c (collective;
 // MPI_Win_create). dispUnit is the bytes one displacement unit of this rank stands
-// for (the element size, typically). The memory stays the caller's, and every
-// operation on it is applied by this rank's progress goroutine.
+// for (the element size, typically). The memory stays the caller's. Where every
+// rank's mem is memory of AllocMem's that the node's ranks map (mpigo_node_mapped),
+// the window is node shared memory as WinAllocate's is; otherwise the operations on
+// this rank's memory are applied by its progress goroutine.
 func WinCreate(mem []byte, dispUnit int, info *Info, c *Comm) (*Win, error) {
 	return newWin("WinCreate", c, info, mpir.WinArgs{Flavor: window.FlavorCreate, Size: int64(len(mem)), DispUnit: int64(dispUnit), Mem: mem})
 }

@@ -573,6 +573,24 @@ func TestWinExclusiveLockCounter(t *testing.T) {
 // lives and ends with an error naming it (ErrProcFailed), or the launcher ends the
 // job first. Either way the job ends within bounded time naming rank 1.
 func TestWinLockHolderDies(t *testing.T) {
+	winRankDies(t, "Lock", func(t *testing.T, w *mpi.Win) {
+		if mpi.World.Rank() == 1 {
+			must(t, w.Lock(mpi.LockExclusive, 0, 0))
+		}
+	}, func(w *mpi.Win) error { return w.Lock(mpi.LockExclusive, 0, 0) })
+}
+
+// TestWinFenceRankDies: rank 1 dies before a fence the others enter (on one node a
+// barrier on the window's control blocks); they must not hang, as in
+// TestWinLockHolderDies.
+func TestWinFenceRankDies(t *testing.T) {
+	winRankDies(t, "Fence", func(t *testing.T, w *mpi.Win) { must(t, w.Fence(0)) }, func(w *mpi.Win) error { return w.Fence(0) })
+}
+
+// winRankDies runs, on 3 ranks over each transport, a window of WinAllocate, before
+// on it, a barrier, then rank 1 dies and the others call call: each must end with
+// ErrProcFailed, or the launcher end the job first, within bounded time naming rank 1.
+func winRankDies(t *testing.T, what string, before func(*testing.T, *mpi.Win), call func(*mpi.Win) error) {
 	for _, tr := range mpitest.Transports {
 		t.Run(tr.Name, func(t *testing.T) {
 			start := time.Now()
@@ -580,22 +598,19 @@ func TestWinLockHolderDies(t *testing.T) {
 				must(t, mpi.Init())
 				w, _, err := mpi.WinAllocate(8, 8, nil, mpi.World)
 				must(t, err)
-				if mpi.World.Rank() == 1 {
-					must(t, w.Lock(mpi.LockExclusive, 0, 0))
-				}
+				before(t, w)
 				must(t, mpi.World.Barrier())
 				if mpi.World.Rank() == 1 {
 					syscall.Kill(os.Getpid(), syscall.SIGKILL)
 				}
-				err = w.Lock(mpi.LockExclusive, 0, 0)
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "rank %d: Lock: %v\n", mpi.World.Rank(), err)
+				if err := call(w); err != nil {
+					fmt.Fprintf(os.Stderr, "rank %d: %s: %v\n", mpi.World.Rank(), what, err)
 					if !errors.Is(err, mpi.ErrProcFailed) {
 						os.Exit(4)
 					}
 					os.Exit(3) // an error on a survivor is a correct ending
 				}
-				t.Error("Lock returned although rank 1 holds the lock and died")
+				t.Errorf("%s returned although rank 1 died", what)
 			})
 			if res.Code == 0 || res.Code == 4 || !contains(res.Stderr, "rank 1") {
 				t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)

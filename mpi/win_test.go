@@ -965,63 +965,101 @@ func ptraceOpen() bool {
 }
 
 // TestWinCreateMapped: a window made over memory AllocMem gave with mpigo_node_mapped
-// is reached through a mapping of it where single copies are possible: Puts of every
-// length up to and past the single way's bounds (16 KiB, the batch's, among them),
-// mixed with Accumulates and Gets to the same bytes, each land in the order of their
-// calls, and the target's memory holds them after the epoch.
+// is reached through a mapping of it. Where every rank's memory is such, the window's
+// targets on the node are direct, as WinAllocate's are: loads, stores and atomics,
+// which both ranks' FetchAndOps on one word show atomic together. Where only the
+// target's is, Puts of every length up to and past the single way's bounds (16 KiB,
+// the batch's, among them) go through the mapping. Either way Puts mixed with
+// Accumulates and Gets to the same bytes land in the order of their calls, and the
+// target's memory holds them after the epoch.
 func TestWinCreateMapped(t *testing.T) {
-	jobWith(t, mpitest.Options{N: 2, Transport: mpitest.Shm}, func(t *testing.T, rank, size int) {
+	for _, both := range []bool{true, false} {
+		t.Run(fmt.Sprintf("every rank mapped %v", both), func(t *testing.T) {
+			jobWith(t, mpitest.Options{N: 2, Transport: mpitest.Shm}, func(t *testing.T, rank, size int) {
+				winCreateMapped(t, rank, both)
+			})
+		})
+	}
+}
+
+func winCreateMapped(t *testing.T, rank int, both bool) {
+	const n = 1 << 20
+	mem := make([]byte, n)
+	if rank == 1 || both {
 		info := mpi.InfoCreate()
 		must(t, info.Set("mpigo_node_mapped", "true"))
-		const n = 1 << 20
-		mem, err := mpi.AllocMem(n, info)
+		var err error
+		mem, err = mpi.AllocMem(n, info)
 		must(t, err)
 		must(t, info.Free())
-		win, err := mpi.WinCreate(mem, 1, nil, mpi.World)
-		must(t, err)
-		route := mpi.WinRoute(win)
-		if ptraceOpen() && !strings.Contains(route, "1 of those through a mapping") {
-			t.Errorf("route %q: the peer's AllocMem memory is not reached through a mapping", route)
-		}
-		sizes := []int{8, 1000, 16<<10 - 40, 16 << 10, 16<<10 + 8, 100000, 256 << 10, 300000}
-		if rank == 0 {
-			must(t, win.Lock(mpi.LockShared, 1, 0))
-			off := 0
-			for k, m := range sizes {
-				src := make([]byte, m)
-				for i := range src {
-					src[i] = byte(i*3 + k)
-				}
-				must(t, mpi.Put(win, src, 1, off))
-				// An Accumulate of the first word, then a Get: each sees the Put.
-				must(t, mpi.Accumulate(win, []int64{int64(k) << 8}, 1, off, mpi.Sum))
-				got := make([]byte, m)
-				must(t, mpi.Get(win, got, 1, off))
-				must(t, win.Flush(1))
-				want := slices.Clone(src)
-				binary.LittleEndian.PutUint64(want, binary.LittleEndian.Uint64(want)+uint64(k)<<8)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("%d bytes at %d: the Get after Put and Accumulate differs", m, off)
-				}
-				off += m + 8
+	}
+	win, err := mpi.WinCreate(mem, 1, nil, mpi.World)
+	must(t, err)
+	route := mpi.WinRoute(win)
+	switch {
+	case !ptraceOpen():
+	case both && !strings.Contains(route, "2 targets direct"):
+		t.Errorf("route %q: the window over every rank's AllocMem memory is not direct", route)
+	case !both && rank == 0 && !strings.Contains(route, "1 of those through a mapping"):
+		t.Errorf("route %q: the peer's AllocMem memory is not reached through a mapping", route)
+	}
+	sizes := []int{8, 1000, 16<<10 - 40, 16 << 10, 16<<10 + 8, 100000, 256 << 10, 300000}
+	if rank == 0 {
+		must(t, win.Lock(mpi.LockShared, 1, 0))
+		off := 0
+		for k, m := range sizes {
+			src := make([]byte, m)
+			for i := range src {
+				src[i] = byte(i*3 + k)
 			}
-			must(t, win.Unlock(1))
-		}
-		must(t, mpi.World.Barrier())
-		if rank == 1 {
-			must(t, win.Lock(mpi.LockExclusive, 1, 0))
-			off := 0
-			for k, m := range sizes {
-				v := binary.LittleEndian.Uint64(mem[off:])
-				w := binary.LittleEndian.Uint64([]byte{byte(k), byte(3 + k), byte(6 + k), byte(9 + k), byte(12 + k), byte(15 + k), byte(18 + k), byte(21 + k)})
-				if v != w+uint64(k)<<8 || mem[off+m-1] != byte((m-1)*3+k) {
-					t.Errorf("%d bytes at %d: the target holds %#x ... %d", m, off, v, mem[off+m-1])
-				}
-				off += m + 8
+			must(t, mpi.Put(win, src, 1, off))
+			// An Accumulate of the first word, then a Get: each sees the Put.
+			must(t, mpi.Accumulate(win, []int64{int64(k) << 8}, 1, off, mpi.Sum))
+			got := make([]byte, m)
+			must(t, mpi.Get(win, got, 1, off))
+			must(t, win.Flush(1))
+			want := slices.Clone(src)
+			binary.LittleEndian.PutUint64(want, binary.LittleEndian.Uint64(want)+uint64(k)<<8)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes at %d: the Get after Put and Accumulate differs", m, off)
 			}
-			must(t, win.Unlock(1))
+			off += m + 8
 		}
-		must(t, win.Free())
+		must(t, win.Unlock(1))
+	}
+	must(t, mpi.World.Barrier())
+	if rank == 1 {
+		must(t, win.Lock(mpi.LockExclusive, 1, 0))
+		off := 0
+		for k, m := range sizes {
+			v := binary.LittleEndian.Uint64(mem[off:])
+			w := binary.LittleEndian.Uint64([]byte{byte(k), byte(3 + k), byte(6 + k), byte(9 + k), byte(12 + k), byte(15 + k), byte(18 + k), byte(21 + k)})
+			if v != w+uint64(k)<<8 || mem[off+m-1] != byte((m-1)*3+k) {
+				t.Errorf("%d bytes at %d: the target holds %#x ... %d", m, off, v, mem[off+m-1])
+			}
+			off += m + 8
+		}
+		clear(mem[n-8:])
+		must(t, win.Unlock(1))
+	}
+	// Both ranks add to one word of rank 1's at once: no addition is lost.
+	must(t, mpi.World.Barrier())
+	const adds = 2000
+	must(t, win.LockAll(0))
+	for range adds {
+		if _, err := mpi.FetchAndOp(win, int64(rank+1), 1, n-8, mpi.Sum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, win.UnlockAll())
+	must(t, mpi.World.Barrier())
+	if rank == 1 {
+		if got := int64(binary.LittleEndian.Uint64(mem[n-8:])); got != 3*adds {
+			t.Errorf("the word both ranks added to holds %d, want %d", got, 3*adds)
+		}
+	}
+	must(t, win.Free())
+	if rank == 1 || both {
 		must(t, mpi.FreeMem(mem))
-	})
+	}
 }

@@ -48,7 +48,6 @@ extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t
 extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm,
                                        int32_t begun, int32_t big);
 extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz, int32_t big);
-extern int32_t mpigo_win_coll_wait(uintptr_t win, int32_t spun, int32_t r, void *p, uint64_t v);
 
 static inline uint64_t *flag(const mpigo_coll *d, int r, int off) {
     return (uint64_t *)(d->base + MPIGO_R_BLOCKS + (int64_t)r * MPIGO_R_STRIDE + off);
@@ -103,14 +102,13 @@ int mpigo_coll_poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, int32_t 
 }
 
 /* spin_wait waits until the word at p, which rank r writes, is at least v, or the word
- * at q (NULL: none) at least qv: poll, then the Go half (the window's, for a window's
- * communicator). 0, or the Go half's error code (already through the handler). */
+ * at q (NULL: none) at least qv: poll, then the Go half. 0, or the Go half's error
+ * code (already through the handler). */
 static int __attribute__((noinline)) spin_wait(const mpigo_coll *d, int op, MPI_Comm comm, int r, uint64_t *p, uint64_t v,
                                                uint64_t *q, uint64_t qv) {
     int32_t spun;
     if (poll(d, p, v, q, qv, &spun)) return 0;
     __atomic_fetch_add(&mpigo_sample.go_waits, 1, __ATOMIC_RELAXED);
-    if (d->win) return mpigo_win_coll_wait((uintptr_t)comm, spun, r, p, v);
     return mpigo_coll_wait(op, (uintptr_t)comm, spun, r, p, v, q, qv);
 }
 
@@ -156,7 +154,6 @@ static inline __attribute__((always_inline)) int barrier(mpigo_coll *d, uintptr_
     return MPI_SUCCESS;
 }
 
-int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h) { return barrier(d, h); }
 
 int PMPI_Barrier(MPI_Comm comm) {
     mpigo_coll *d = coll_of(comm);

@@ -32,7 +32,6 @@ typedef struct {
     int32_t spin;    /* polls a wait spins through before it yields */
     int32_t yield;   /* polls, each followed by a yield, before it goes on in Go (to sleep) */
     int32_t handoffs; /* unless this many yields gave the core away first (0: no bound) */
-    int32_t win;      /* 1: a window's communicator (winshort.c), whose h is the window's handle */
     int64_t ring_off, ring_stride, chunks;
     int32_t bcast_max;  /* the largest Bcast (bytes) done here: one chunk, ordinary stores */
     int32_t reduce_max; /* the largest Allreduce done here: the inline lines */
@@ -71,13 +70,9 @@ enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_GATHER, MP
 /* Or'ed into a call's MPIGO_CC_* where it reaches Go (mpigo_coll_wait): the large-count
  * form (MPI_Bcast_c), which errors name. */
 #define MPIGO_CC_LARGE 0x100
-/* A window's fence: winshort.c's wait goes on in Go as the window's (mpigo_win_coll_wait). */
-#define MPIGO_CC_FENCE MPIGO_CC_N
-
-/* For winshort.c: d's Barrier (0, or the Go half's error code), and a poll of the word
- * at p until it is at least v by d's idle policy's spin and yields (1), or until they
- * are used up (0, *spun the polls done: Go's wait goes on from there). */
-MPIGO_HIDDEN int mpigo_coll_barrier(mpigo_coll *d, uintptr_t h);
+/* For winshort.c: a poll of the word at p until it is at least v by d's idle policy's
+ * spin and yields (1), or until they are used up (0, *spun the polls done: Go's wait
+ * goes on from there). */
 MPIGO_HIDDEN int mpigo_coll_poll(const mpigo_coll *d, const uint64_t *p, uint64_t v, int32_t *spun);
 
 #endif

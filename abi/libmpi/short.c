@@ -234,11 +234,24 @@ static inline int64_t bytes(const void *buf, int64_t oc, MPI_Datatype odt, int64
     return n;
 }
 
+/* short_none reports whether a call that moves nothing (both counts 0, one predefined
+ * datatype) may complete on the short way, and counts it: its target is in the epoch
+ * and its displacement inside the window, so the Go way would find nothing wrong and
+ * do nothing. */
+static inline int short_none(int call, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Win win) {
+    mpigo_win *d;
+    if (oc != 0 || tc != 0 || odt != tdt || dt_of(odt) == NULL || (d = win_of(win)) == NULL || at(d, rank, disp, 0, NULL) == NULL)
+        return 0;
+    counted(call, 0, NULL, NULL);
+    return 1;
+}
+
 static inline int short_put(const void *o, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Win win) {
     int64_t n = bytes(o, oc, odt, tc, tdt, NULL);
     mpigo_win *d;
     char *p;
-    if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    if (n == 0) return short_none(MPIGO_C_PUT, oc, odt, rank, disp, tc, tdt, win);
+    if ((d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     uint64_t *to = &d->t[rank].to_bytes; /* before the store, which may alias d->t */
     if (n == 8) memcpy(p, o, 8); /* one store */
     else copy(p, o, n);
@@ -250,7 +263,8 @@ static inline int short_get(void *o, int64_t oc, MPI_Datatype odt, int rank, MPI
     int64_t n = bytes(o, oc, odt, tc, tdt, NULL);
     mpigo_win *d;
     char *p;
-    if (n == 0 || (d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
+    if (n == 0) return short_none(MPIGO_C_GET, oc, odt, rank, disp, tc, tdt, win);
+    if ((d = win_of(win)) == NULL || (p = at(d, rank, disp, n, NULL)) == NULL) return 0;
     uint64_t *from = &d->t[rank].from_bytes;
     if (n == 8) memcpy(o, p, 8);
     else copy(o, p, n);
@@ -306,7 +320,7 @@ static void sum(int kind, void *t, const void *o, int64_t n) {
 static inline int short_acc(const void *o, int64_t oc, MPI_Datatype odt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op, MPI_Win win) {
     const mpigo_dt *dt = NULL;
     int64_t n = bytes(o, oc, odt, tc, tdt, &dt);
-    if (n == 0) return 0;
+    if (n == 0) return (op == MPI_SUM || op == MPI_REPLACE) && short_none(MPIGO_C_ACC, oc, odt, rank, disp, tc, tdt, win);
     int replace = op == MPI_REPLACE;
     if (!(replace ? dt->replace : op == MPI_SUM && dt->sum && dt->kind != MPIGO_K_NONE)) return 0;
     mpigo_win *d = win_of(win);
@@ -375,6 +389,23 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     if (short_acc(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)) return MPI_SUCCESS;
     return goPMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+/* A Get_accumulate that moves nothing: both counts 0 with one predefined datatype, and
+ * the result's count 0 too. */
+static inline int short_getacc_none(int64_t oc, MPI_Datatype odt, int64_t rc, MPI_Datatype rdt, int rank, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op, MPI_Win win) {
+    return rc == 0 && rdt == tdt && (op == MPI_NO_OP || (oc == 0 && odt == tdt)) &&
+           (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) && short_none(MPIGO_C_GETACC, 0, tdt, rank, disp, tc, tdt, win);
+}
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    if (short_getacc_none(origin_count, origin_datatype, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win)) return MPI_SUCCESS;
+    return goPMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    if (short_getacc_none(origin_count, origin_datatype, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win)) return MPI_SUCCESS;
+    return goPMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {

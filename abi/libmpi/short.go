@@ -181,6 +181,7 @@ func newShort(w *win, h uintptr) {
 			t.post_out, t.post_in = (*C.uint64_t)(e.PostOut[r]), (*C.uint64_t)(e.PostIn[r])
 			t.complete_out, t.complete_in = (*C.uint64_t)(e.CompleteOut[r]), (*C.uint64_t)(e.CompleteIn[r])
 			t.lock, t.held, t.queued = (*C.uint64_t)(e.LockWord[r]), (*C.uint64_t)(e.Held[r]), (*C.uint64_t)(e.Queued[r])
+			t.fence = (*C.uint64_t)(e.Fence[r])
 		}
 		if all {
 			sp, yi, ho := cw.WaitPolicy()
@@ -320,7 +321,7 @@ var shortCalls = [C.MPIGO_C_N]prof.Call{
 	C.MPIGO_C_WAITSOME: prof.Waitsome, C.MPIGO_C_TESTSOME: prof.Testsome,
 	C.MPIGO_C_GET_STATUS_SOME: prof.RequestGetStatusSome, C.MPIGO_C_REQUEST_FREE: prof.RequestFree,
 	C.MPIGO_C_CANCEL: prof.Cancel, C.MPIGO_C_IPROBE: prof.Iprobe, C.MPIGO_C_MPROBE: prof.Mprobe,
-	C.MPIGO_C_MRECV: prof.Mrecv, C.MPIGO_C_IMPROBE: prof.Improbe,
+	C.MPIGO_C_MRECV: prof.Mrecv, C.MPIGO_C_IMPROBE: prof.Improbe, C.MPIGO_C_GETACC: prof.GetAccumulate,
 }
 
 // short.c's counts are the record's Tally and Link, field for field (short.h).

@@ -29,6 +29,9 @@ typedef struct {
     /* For the profile: bytes and operations this rank's short ways moved to the
      * target and from it (see mpigo_calls). */
     uint64_t to_bytes, to_ops, from_bytes, from_ops;
+    /* Its count of fences entered (the device's control block), when the window's sync
+     * calls may run in C: the fence's barrier (winshort.c). */
+    uint64_t *fence;
 } mpigo_target;
 
 /* A rank's epochs on a window: the device's own words (internal/window/epoch.go's
@@ -90,7 +93,7 @@ enum { MPIGO_C_PUT, MPIGO_C_GET, MPIGO_C_ACC, MPIGO_C_FOP, MPIGO_C_CAS, MPIGO_C_
        MPIGO_C_SENDRECV_REPLACE, MPIGO_C_ISEND, MPIGO_C_IRECV, MPIGO_C_WAIT, MPIGO_C_TEST, MPIGO_C_GET_STATUS,
        MPIGO_C_WAITALL, MPIGO_C_TESTALL, MPIGO_C_GET_STATUS_ALL, MPIGO_C_WAITANY, MPIGO_C_TESTANY,
        MPIGO_C_GET_STATUS_ANY, MPIGO_C_WAITSOME, MPIGO_C_TESTSOME, MPIGO_C_GET_STATUS_SOME, MPIGO_C_REQUEST_FREE,
-       MPIGO_C_CANCEL, MPIGO_C_WIN_SYNC, MPIGO_C_IPROBE, MPIGO_C_MPROBE, MPIGO_C_MRECV, MPIGO_C_IMPROBE, MPIGO_C_N };
+       MPIGO_C_CANCEL, MPIGO_C_WIN_SYNC, MPIGO_C_IPROBE, MPIGO_C_MPROBE, MPIGO_C_MRECV, MPIGO_C_IMPROBE, MPIGO_C_GETACC, MPIGO_C_N };
 
 #define MPIGO_SHORT_WINS 1024 /* windows in slots from this on take the Go way */
 

@@ -755,13 +755,13 @@ func PMPI_Raccumulate_c(o unsafe.Pointer, oc int64, odt uintptr, rank int32, dis
 	return accumulate("Raccumulate_c", o, oc, odt, rank, disp, tc, tdt, oh, wh, req)
 }
 
-//export PMPI_Get_accumulate
-func PMPI_Get_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Pointer, rc int32, rdt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
+//export goPMPI_Get_accumulate
+func goPMPI_Get_accumulate(o unsafe.Pointer, oc int32, odt uintptr, res unsafe.Pointer, rc int32, rdt uintptr, rank int32, disp int64, tc int32, tdt, oh, wh uintptr) int32 {
 	return getAccumulate("Get_accumulate", o, int64(oc), odt, res, int64(rc), rdt, rank, disp, int64(tc), tdt, oh, wh, nil)
 }
 
-//export PMPI_Get_accumulate_c
-func PMPI_Get_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
+//export goPMPI_Get_accumulate_c
+func goPMPI_Get_accumulate_c(o unsafe.Pointer, oc int64, odt uintptr, res unsafe.Pointer, rc int64, rdt uintptr, rank int32, disp, tc int64, tdt, oh, wh uintptr) int32 {
 	return getAccumulate("Get_accumulate_c", o, oc, odt, res, rc, rdt, rank, disp, tc, tdt, oh, wh, nil)
 }
 
@@ -893,11 +893,7 @@ func winSync(op string, wh uintptr, f func(w *mpir.Win) error) int32 {
 //export goPMPI_Win_fence
 func goPMPI_Win_fence(assert int32, wh uintptr) int32 {
 	goHalves.Add(1)
-	r := winSync("Win_fence", wh, func(w *mpir.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
-	if w := winOf(wh); w != nil && r == 0 {
-		w.showFence(wh)
-	}
-	return r
+	return winSync("Win_fence", wh, func(w *mpir.Win) error { return w.Fence("Win_fence", assertIn(assert)) })
 }
 
 // groupArg is group handle gh of op.

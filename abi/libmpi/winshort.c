@@ -3,9 +3,9 @@
  * each cross into Go (the cgo callback: docs/BENCHMARKS.md, the C ABI), which costs
  * more than what the device does for a window whose every target is direct (node
  * shared memory) and that no progress goroutine serves: there every operation
- * completed in its call, nothing is pending in Go, and the calls are a barrier on the
- * window's communicator's node region (the fence) or counters in the targets' control
- * blocks (PSCW), and the epoch's flags. So on such a window these calls run here, by
+ * completed in its call, nothing is pending in Go, and the calls are counters in the
+ * ranks' control blocks (the fence's barrier, PSCW's posts and completes) and the
+ * epoch's flags. So on such a window these calls run here, by
  * the device's protocol (internal/window/sync.go) on its own words: the epoch state
  * lies in this rank's control block in the node's region (internal/window/epoch.go),
  * which the Go calls read and write too, so a Put's check of its epoch, an epoch
@@ -26,7 +26,7 @@
  * held, changed atomically), as in the device's Lock, so threads locking different
  * targets at once meet as Go's do. Everything else goes to the Go half (goPMPI_x,
  * zgo.h) before anything is done. A wait that outlasts the idle
- * policy's spin and yields goes on in Go (mpigo_win_coll_wait for the fence's barrier,
+ * policy's spin and yields goes on in Go (mpigo_win_fence_wait for the fence's barrier,
  * mpigo_win_await for PSCW's counters), which sleeps as the device's waits do.
  *
  * The assertions (MPI 4.1 section 12.5): a fence with MPI_MODE_NOPRECEDE and
@@ -43,8 +43,9 @@
 
 uint64_t mpigo_group_frees;
 
-/* The Go half of a PSCW wait beyond the spin (short.go). */
+/* The Go halves of a PSCW wait and a fence's wait beyond the spin (winshort.go). */
 extern int32_t mpigo_win_await(uintptr_t win, void *p, uint64_t v);
+extern int32_t mpigo_win_fence_wait(uintptr_t win, int32_t r, uint64_t v);
 
 #define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 #define POST_ASSERTS (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
@@ -92,16 +93,29 @@ static int __attribute__((noinline)) await(struct mpigo_wsync *s, MPI_Win win, u
     return mpigo_win_await((uintptr_t)win, p, v);
 }
 
+/* fence_barrier is the device's fenceBarrier: this rank's count of fences entered
+ * raised, then every other rank's awaited. 0, or the Go half's error code. */
+static int fence_barrier(mpigo_win *d, MPI_Win win) {
+    uint64_t *own = d->t[d->rank].fence;
+    uint64_t v = __atomic_load_n(own, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(own, v, __ATOMIC_SEQ_CST);
+    for (int32_t r = 0; r < d->n; r++) {
+        if (r == d->rank || __atomic_load_n(d->t[r].fence, __ATOMIC_ACQUIRE) >= v) continue;
+        int32_t spun;
+        if (mpigo_coll_poll(&d->sync->pol, d->t[r].fence, v, &spun)) continue;
+        __atomic_fetch_add(&mpigo_sample.go_waits, 1, __ATOMIC_RELAXED);
+        int rc = mpigo_win_fence_wait((uintptr_t)win, r, v);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
 int PMPI_Win_fence(int assert, MPI_Win win) {
     mpigo_rec rec;
     mpigo_win *d = sync_of(win, &rec);
-    struct mpigo_wsync *s;
-    if (d == NULL || __atomic_load_n(&(s = d->sync)->coll.h, __ATOMIC_ACQUIRE) != (uintptr_t)win || !s->coll.own->ok ||
-        (assert & ~FENCE_ASSERTS) != 0 ||
-        busy(d, 1))
-        return goPMPI_Win_fence(assert, win);
+    if (d == NULL || (assert & ~FENCE_ASSERTS) != 0 || busy(d, 1)) return goPMPI_Win_fence(assert, win);
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) {
-        int rc = mpigo_coll_barrier(&s->coll, (uintptr_t)win);
+        int rc = fence_barrier(d, win);
         if (rc != 0) return rc;
     }
     st(&d->ep->fence, (assert & MPI_MODE_NOSUCCEED) == 0);

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/mpigo/mpigo/internal/collective"
 	"github.com/mpigo/mpigo/internal/mpir"
 	"github.com/mpigo/mpigo/internal/prof"
 	"github.com/mpigo/mpigo/internal/window"
@@ -19,8 +18,7 @@ import (
 
 // The Go side of the window synchronisation calls' short ways in C (winshort.c): what
 // they read beside a window's copy (short.go), where the device's own epoch words lie
-// (window.Win.EpochState), the window's communicator's node region once Go's fence
-// found it in use, and the groups of the last Start and Post as ranks; and the Go
+// (window.Win.EpochState), and the groups of the last Start and Post as ranks; and the Go
 // halves that go on with a wait. The state the calls change is the device's, in the
 // node's region: nothing here copies it.
 
@@ -36,32 +34,6 @@ func newWinSync(e window.Epoch, n int, spin, yield, handoffs int) *C.struct_mpig
 	y.start.ranks = (*C.int32_t)(C.calloc(C.size_t(max(n, 1)), 4))
 	y.post.ranks = (*C.int32_t)(C.calloc(C.size_t(max(n, 1)), 4))
 	return y
-}
-
-// showFence fills in window wh's communicator's node region for winshort.c's fence,
-// once a Go fence found it in use.
-func (w *win) showFence(wh uintptr) {
-	s := w.short
-	if s == nil || s.d.sync == nil || s.d.sync.coll.h != 0 {
-		return
-	}
-	sh, ok := collective.ShortOf(w.d.Comm())
-	if !ok || sh.Geo != geometry(sh.Geo) {
-		return
-	}
-	e := &s.d.sync.coll
-	*e = C.mpigo_coll{
-		base: (*C.char)(sh.Base), own: (*C.mpigo_own)(unsafe.Pointer(sh.Own)),
-		rank: C.int32_t(sh.Rank), size: C.int32_t(sh.Size), spin: C.int32_t(min(sh.Geo.Spin, 1<<28)),
-		yield: C.int32_t(min(sh.Geo.Yield, 1<<28)), handoffs: C.int32_t(min(sh.Geo.Handoffs, 1<<28)),
-		ring_off: C.int64_t(sh.Geo.RingOff), ring_stride: C.int64_t(sh.Geo.RingStride), chunks: C.int64_t(sh.Geo.Chunks),
-		win: 1,
-	}
-	if sh.Geo.Oversub {
-		e.oversub = 1
-	}
-	// Last, and atomically: at MPI_THREAD_MULTIPLE another thread's fence may read it.
-	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&e.h)), wh)
 }
 
 // showGroup records group gh (g) as the last one Post (post) or Start of window w
@@ -96,15 +68,14 @@ func (w *win) showGroup(post bool, gh uintptr, mw *mpir.Win, g *mpir.Group) {
 // group's handle may come back naming another group.
 func groupFreed() { atomic.AddUint64((*uint64)(unsafe.Pointer(&C.mpigo_group_frees)), 1) }
 
-// mpigo_win_coll_wait goes on with winshort.c's fence's barrier on window wh's
-// communicator, which spun spun polls (collective.ShortWait); 0, or the error's code
-// through the window's handler.
+// mpigo_win_fence_wait goes on with winshort.c's fence's wait for rank r of window wh
+// to enter its v-th fence, by the device's idle policy; 0, or the error's code through
+// the window's handler.
 //
-//export mpigo_win_coll_wait
-func mpigo_win_coll_wait(wh uintptr, spun, r int32, p unsafe.Pointer, v uint64) int32 {
+//export mpigo_win_fence_wait
+func mpigo_win_fence_wait(wh uintptr, r int32, v uint64) int32 {
 	const op = "Win_fence"
-	w := winOf(wh)
-	return failWin(op, wh, collective.ShortWait(w.d.Comm(), op, int(spun), int(r), (*uint64)(p), v, nil, 0))
+	return failWin(op, wh, winOf(wh).d.FenceWait(op, int(r), v))
 }
 
 // mpigo_win_await goes on with winshort.c's PSCW wait until the device's counter at p

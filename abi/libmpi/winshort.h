@@ -1,7 +1,8 @@
 /* winshort.h - what the C short ways of the window synchronisation calls (winshort.c)
- * read beside short.h's copy of a window: its communicator's node region, for the
- * fence's barrier; the device's PSCW state, in the node's region; the groups of the
- * last Start and Post with the ranks Go translated them to. Kept by short.go. */
+ * read beside short.h's copy of a window (whose targets' control words hold the
+ * fence's and PSCW's counters): the device's PSCW state, in the node's region; the
+ * groups of the last Start and Post with the ranks Go translated them to. Kept by
+ * short.go. */
 #ifndef MPIGO_WINSHORT_H
 #define MPIGO_WINSHORT_H
 #include <stdint.h>
@@ -19,10 +20,8 @@ typedef struct {
 } mpigo_wgroup;
 
 struct mpigo_wsync {
-    /* The window's communicator's node region (coll.h the window's handle once Go's
-     * fence found the region in use; 0 until then: the fence takes Go). */
-    mpigo_coll coll;
-    /* The idle policy of the device's waits (spin, yield, handoffs), for PSCW's. */
+    /* The idle policy of the device's waits (spin, yield, handoffs), for the fence's
+     * and PSCW's. */
     mpigo_coll pol;
     /* The device's PSCW words (epoch.go): the access epoch's targets and the exposure
      * epoch's origins (the epoch head's counts say how many), per rank the post and

@@ -6,7 +6,8 @@
  * that the short way was taken exactly where it applies: a target on this rank's node
  * (MPI_COMM_TYPE_SHARED), but not this rank's own memory when a rank on another node
  * ships requests to it, and nowhere with the argument "tcp" (the job runs with
- * transports=self,tcp). Then the errors: a bad rank, displacement, range or epoch,
+ * transports=self,tcp); calls that move nothing too; with the argument "create" the
+ * window is MPI_Win_create's over MPI_Alloc_mem memory. Then the errors: a bad rank, displacement, range or epoch,
  * and a freed window, reported as before through the window's handler; two
  * threads updating the same words at once (MPI_THREAD_MULTIPLE); and Put and Get
  * from 2 KiB to just under 1 MiB at odd offsets, byte for byte. */
@@ -79,6 +80,9 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     tcp = argc > 1 && strcmp(argv[1], "tcp") == 0;
+    /* "create": the window is MPI_Win_create's over MPI_Alloc_mem memory, which the
+     * node's ranks map: the same ways as MPI_Win_allocate's. */
+    int created = argc > 1 && strcmp(argv[1], "create") == 0;
     int right = (rank + 1) % n, left = (rank + n - 1) % n;
 
     /* Who shares this rank's node. */
@@ -106,7 +110,12 @@ int main(int argc, char **argv) {
     accoff = (MPI_Aint)n * SLOT;
     wordoff = accoff + NACC * sizeof(int) + 64;
     size = wordoff + 64;
-    OK(MPI_Win_allocate(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    if (created) {
+        OK(MPI_Alloc_mem(size, MPI_INFO_NULL, &base));
+        OK(MPI_Win_create(base, size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else {
+        OK(MPI_Win_allocate(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    }
     OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     memset(base, 0, size);
     OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -124,6 +133,17 @@ int main(int argc, char **argv) {
             OK(MPI_Win_flush_local(t, win));
         });
         CHECK(memcmp(src, dst, SLOT) == 0, "Get after Put at target %d", t);
+        /* Calls that move nothing: in C too, where their arguments are right. */
+        SPAN(t, "Put, Get, Accumulate of nothing", {
+            OK(MPI_Put(NULL, 0, MPI_INT, t, 0, 0, MPI_INT, win));
+            OK(MPI_Get(NULL, 0, MPI_DOUBLE, t, size, 0, MPI_DOUBLE, win));
+            OK(MPI_Accumulate(NULL, 0, MPI_INT, t, 8, 0, MPI_INT, MPI_SUM, win));
+            OK(MPI_Get_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, t, 8, 0, MPI_INT, MPI_SUM, win));
+            OK(MPI_Get_accumulate_c(NULL, 0, MPI_INT, NULL, 0, MPI_INT, t, 8, 0, MPI_INT, MPI_NO_OP, win));
+        });
+        CHECK(errclass(MPI_Put(NULL, 0, MPI_INT, t, -1, 0, MPI_INT, win)) == MPI_ERR_DISP, "Put of nothing at -1");
+        /* The op of an accumulate that combines nothing is not looked at (the Go way). */
+        OK(MPI_Accumulate(NULL, 0, MPI_INT, t, 0, 0, MPI_INT, MPI_OP_NULL, win));
         /* The large-count forms, 8 bytes. */
         int64_t v = 1000 + rank, g = 0;
         SPAN(t, "Put_c 8 B", OK(MPI_Put_c(&v, 1, MPI_INT64_T, t, (MPI_Aint)rank * SLOT, 1, MPI_INT64_T, win)));
@@ -135,6 +155,8 @@ int main(int argc, char **argv) {
         /* Past the epoch: no access, in C as in Go. */
         int rc = MPI_Put(src, 8, MPI_CHAR, t, 0, 8, MPI_CHAR, win);
         CHECK(errclass(rc) == MPI_ERR_RMA_SYNC, "Put after Unlock: class %d", errclass(rc));
+        rc = MPI_Get(NULL, 0, MPI_CHAR, t, 0, 0, MPI_CHAR, win);
+        CHECK(errclass(rc) == MPI_ERR_RMA_SYNC, "Get of nothing after Unlock: class %d", errclass(rc));
         rc = MPI_Win_flush(t, win);
         CHECK(errclass(rc) == MPI_ERR_RMA_SYNC, "Flush after Unlock: class %d", errclass(rc));
     }
@@ -339,6 +361,7 @@ int main(int argc, char **argv) {
     MPI_Win old = win;
     OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "Win_free left the handle");
+    if (created) OK(MPI_Free_mem(base));
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     rc = MPI_Put(src, 8, MPI_CHAR, rank, 0, 8, MPI_CHAR, old);
     CHECK(errclass(rc) == MPI_ERR_WIN, "Put on a freed window: class %d", errclass(rc));

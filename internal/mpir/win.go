@@ -224,7 +224,8 @@ func (w *Win) DeleteAttr(op string, k *Keyval) error {
 // every window: the memory of rank r that this process can load and store, its
 // size being len(mem), and r's displacement unit. MPI_PROC_NULL names the lowest
 // rank whose part is not empty. A part this process cannot load and store (another
-// process's memory in a window of MPI_Win_create, or one across nodes) gives no
+// process's memory in a window of MPI_Win_create that is not over memory the node's
+// ranks map, or one across nodes) gives no
 // memory, as do a dynamic window's ranks, whose memory is what they attach.
 func (w *Win) SharedQuery(op string, r int) (mem []byte, dispUnit int, err error) {
 	if err := w.Check(op); err != nil {

@@ -362,6 +362,7 @@ type peer struct {
 	cs         transport.CompactSender // ep, if it writes small eager packets without a Header
 	csMax      int64                   // the largest payload cs takes
 	sc         transport.SingleCopy
+	mapper     transport.Mapper // tr, where it copies some memory through mappings
 	maxPayload int
 	eagerMax   int64 // messages up to this size go eagerly; -1: none
 	table      Table
@@ -426,6 +427,7 @@ func (e *Engine) connect(p *peer) error {
 		}
 		e.route(p)
 		p.sc, _ = t.(transport.SingleCopy)
+		p.mapper, _ = t.(transport.Mapper)
 		p.maxPayload = ep.MaxPayload()
 		e.selectTables(p)
 		if p.maxPayload > len(e.pack) {

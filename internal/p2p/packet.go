@@ -189,6 +189,13 @@ func (e *Engine) startRndv(r *request, src, tag int32, msgLen int64, sendID, add
 			e.complete(r)
 			return
 		}
+		if p := e.peers[src]; p != nil && p.mapper != nil && e.force == "auto" && p.mapper.Mapped(int(src), addr, int(r.expect)) {
+			// The sender's memory is mapped here: one memmove, which neither a
+			// pipeline's two copies nor a system call's pinning beats.
+			r.proto, r.addr = transport.Get, addr
+			e.startGet(p, r)
+			return
+		}
 		if e.adaptive && r.expect >= adaptMin {
 			// The sender offers both: read its memory, or ask it to stream (adapt.go).
 			if p := e.peers[src]; p != nil && p.ep != nil && p.sc != nil {

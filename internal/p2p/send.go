@@ -248,8 +248,8 @@ func (e *Engine) startSend(r *request) {
 		if r.proto == transport.Get && (r.lay != nil || p.sc == nil) {
 			r.proto = transport.Pipeline
 		}
-		if r.size >= adaptMin && e.adaptive && r.lay == nil && p.sc != nil {
-			// Offer both protocols: the receiver chooses by measurement (adapt.go).
+		if r.size >= adaptMin && e.adaptive && r.lay == nil && p.sc != nil || r.proto != transport.Get && e.mappedSource(p, r) {
+			// Offer both protocols: the receiver chooses (adapt.go, startRndv).
 			r.proto = transport.Get
 		}
 		e.countRendezvous(p, r.proto, true)
@@ -259,6 +259,14 @@ func (e *Engine) startSend(r *request) {
 	}
 	p.sendq.push(r)
 	e.markBusy(p)
+}
+
+// mappedSource reports whether send r, to p, may be read by its receiver through a
+// mapping of its buffer (memory of MPI_Alloc_mem's that the node's ranks map): a get
+// is offered then whatever the cost models say, since such a read is one memmove.
+func (e *Engine) mappedSource(p *peer, r *request) bool {
+	return e.force == "auto" && p.mapper != nil && r.lay == nil && r.size > 0 &&
+		p.mapper.Shares(uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))), int(r.size))
 }
 
 // setHeader fills *h field by field, and clears RecvID, Addr and Offset. Assigned a

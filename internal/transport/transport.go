@@ -93,6 +93,13 @@ type NodeCopier interface {
 type Mapper interface {
 	// Mapped reports whether [addr, addr+n) in peer's memory is copied that way.
 	Mapped(peer int, addr uint64, n int) bool
+	// Map maps [addr, addr+n) of peer's memory, which must be copied that way, for
+	// loads and stores, and returns it with the call that unmaps it; nil if it cannot.
+	// The mapping lasts until then, whatever the peer frees meanwhile.
+	Map(peer int, addr uint64, n int) (mem []byte, unmap func())
+	// Shares reports whether [addr, addr+n) of this process's memory lies in memory
+	// its peers copy that way.
+	Shares(addr uint64, n int) bool
 }
 
 // PeerPoller is implemented by transports that can poll one peer's packets alone

@@ -140,6 +140,9 @@ func (w *Win) waitOp(x *shipOp) error {
 // every rank of a window (some rank maps no other's memory, or none does; see setup),
 // so all take the same barrier.
 func (w *Win) barrier(op string) error {
+	if w.fenceLocal {
+		return w.fenceBarrier(op)
+	}
 	if !w.served {
 		return collective.Barrier(w.comm, op)
 	}

@@ -81,13 +81,14 @@ type Epoch struct {
 	PostOut, PostIn         []*uint64      // per rank: the counters Post raises at it, Start waits on
 	CompleteOut, CompleteIn []*uint64      // per rank: the counters Complete raises at it, Wait waits on
 	LockWord, Held, Queued  []*uint64      // per rank: its passive-target lock, this rank's holder word there, its queue count
+	Fence                   []*uint64      // per rank: its count of fences entered (fenceBarrier), which only it raises
 	HeadSize                int            // bytes of the head, for the C side's check of its layout
 }
 
 // EpochState reports w's Epoch when its words and its direct targets' PSCW counters
 // lie in the node's region (nil counters for targets that are not direct).
 func (w *Win) EpochState() (Epoch, bool) {
-	if w.reg == nil || w.freed.Load() {
+	if !w.shared || w.freed.Load() {
 		return Epoch{}, false
 	}
 	n := w.size
@@ -96,7 +97,7 @@ func (w *Win) EpochState() (Epoch, bool) {
 		StartSeen: unsafe.Pointer(&w.startSeen[0]), WaitSeen: unsafe.Pointer(&w.waitSeen[0]),
 		PostSent: unsafe.Pointer(&w.postSent[0]), CompleteSent: unsafe.Pointer(&w.completeSent[0]),
 		PostOut: make([]*uint64, n), PostIn: make([]*uint64, n), CompleteOut: make([]*uint64, n), CompleteIn: make([]*uint64, n),
-		LockWord: make([]*uint64, n), Held: make([]*uint64, n), Queued: make([]*uint64, n),
+		LockWord: make([]*uint64, n), Held: make([]*uint64, n), Queued: make([]*uint64, n), Fence: make([]*uint64, n),
 		HeadSize: int(unsafe.Sizeof(epochHead{}))}
 	for t := range n {
 		p := &w.peers[t]
@@ -106,6 +107,7 @@ func (w *Win) EpochState() (Epoch, bool) {
 		e.PostOut[t], e.PostIn[t] = p.ctrl.post(w.rank), w.ctrl.post(t)
 		e.CompleteOut[t], e.CompleteIn[t] = p.ctrl.complete(w.rank, n), w.ctrl.complete(t, n)
 		e.LockWord[t], e.Held[t], e.Queued[t] = p.ctrl.lock(), p.ctrl.held(w.rank, n), p.ctrl.queued()
+		e.Fence[t] = p.ctrl.fence()
 	}
 	return e, true
 }

@@ -276,7 +276,7 @@ func (w *Win) DirectTarget(t int) (mem []byte, dispUnit int, acc *uint32, ok boo
 		return nil, 0, nil, false
 	}
 	p := &w.peers[t]
-	if w.reg != nil {
+	if w.shared {
 		acc = p.ctrl.acc()
 	}
 	return p.mem, p.dispUnit, acc, true

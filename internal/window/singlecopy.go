@@ -8,11 +8,12 @@ import (
 )
 
 // Created windows' targets on this node, by single copy. A window made over memory
-// the program gave (WinCreate) lies in no region the node's ranks share (memory from
-// MPI_Alloc_mem is mapped by peers for single copies only: shm's memory.go), so its
-// operations are shipped to the target's progress goroutine, which must get its
-// rank's core to apply them: while that rank computes, or waits in a call of
-// another kind, each request waits for the scheduler. Where the node's transport
+// the program gave (WinCreate) lies in no region the node's ranks share, and unless
+// every rank's is memory of MPI_Alloc_mem's, which its node peers map (then the
+// window is direct: win.go, mapPeers), its operations are shipped to the target's
+// progress goroutine, which must get its rank's core to apply them: while that rank
+// computes, or waits in a call of another kind, each request waits for the
+// scheduler. Where the node's transport
 // reads and writes other processes' memory (cross-memory attach), a Put or Get whose
 // target is contiguous, up to singleMax, is instead a process_vm_writev or
 // process_vm_readv at the target's memory, whose address every rank published at

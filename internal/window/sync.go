@@ -178,6 +178,42 @@ func (w *Win) Fence(op string, assert int) error {
 	return nil
 }
 
+// fenceBarrier is Fence's barrier on a window whose every target is direct and none
+// served (fenceLocal): each rank raises its count of fences entered in its control
+// block, then waits until every other rank's has reached it. Only a rank writes its
+// own count, so a count a rank ahead raised again still passes; the store after this
+// rank's operations and the loads of the others' order what each wrote before the
+// fence before what all read after it. It needs nothing of the communicator's (the
+// node collectives' region would cost its making at the window's first fence), and
+// the C face's fence (abi/libmpi/winshort.c) runs the same on the same words.
+func (w *Win) fenceBarrier(op string) error {
+	own := w.ctrl.fence()
+	v := atomic.LoadUint64(own) + 1
+	atomic.StoreUint64(own, v)
+	for r := range w.size {
+		if r != w.rank {
+			if err := w.FenceWait(op, r, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// FenceWait waits until rank r of the window has entered its v-th fence
+// (fenceBarrier), or reports that r is gone.
+func (w *Win) FenceWait(op string, r int, v uint64) error {
+	p := w.peers[r].ctrl.fence()
+	return w.awaitOr(func() bool { return atomic.LoadUint64(p) >= v }, func() error {
+		if nt := core.NodeTransport(); nt != nil {
+			if err := nt.CheckPeer(w.peers[r].world); err != nil {
+				return core.Wrap(core.ClassProcFailed, op, fmt.Sprintf("rank %d of the window is gone before the fence", r), err)
+			}
+		}
+		return nil
+	})
+}
+
 // Lock starts a passive-target epoch at t (MPI_Win_lock): LockShared or
 // LockExclusive; ModeNoCheck promises no conflicting lock, and takes none.
 func (w *Win) Lock(op string, typ, t, assert int) error {

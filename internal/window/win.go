@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -36,9 +37,13 @@ import (
 //     a name in /dev/shm), which every rank of the node maps; an origin on the target's
 //     node reads and writes it with loads and stores, accumulates with the CPU's
 //     atomics or the target's accumulate lock (internal/rma), and takes the
-//     passive-target lock word itself. A rank's own memory is always direct.
-//   - shipped: every other target (another node, the TCP transport forced, memory the
-//     caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
+//     passive-target lock word itself. A WinCreate window whose every rank gave memory
+//     its node peers map (MPI_Alloc_mem's: peersMayMap) is direct too, without a
+//     region: its control blocks come from the same allocator, and each rank maps its
+//     node peers' memory and control blocks (mapCreated).
+//     A rank's own memory is always direct.
+//   - shipped: every other target (another node, the TCP transport forced, other
+//     memory the caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
 //     applied in order by the target's progress goroutine, one per process for all
 //     its windows (serve.go), which runs while such windows live and sleeps in the
 //     engine's wait when there is nothing to do, so that passive-target operations
@@ -128,12 +133,20 @@ type Win struct {
 	vsrc     [][]byte             // writeBatchLocked's scratch (w.mu)
 	vaddr    []uint64
 	peers    []winPeer
-	reg      *shm.Region // the node's region, for direct windows
-	local    []uint64    // a control block (and Allocate memory) not in a region
+	reg      *shm.Region    // the node's region, for direct windows
+	unmaps   []func()       // a created window's: unmap its node peers' memory (mapPeers)
+	ctrlMem  unsafe.Pointer // a created window's control block in memory peers map (mapCreated)
+	// shared: the control blocks lie in memory the node's ranks map (a region, or
+	// mapCreated's), where the C face's short ways may read and write them too.
+	shared bool
+	local  []uint64 // a control block (and Allocate memory) not in a region
 
 	ships    bool // some target is shipped to
 	served   bool // some origin ships to this rank: the progress goroutine serves it
 	unserved bool // Free has taken it from the progress goroutine (applyMu's)
+	// fenceLocal: every target is direct and none is served, alike on every rank:
+	// Fence's barrier is fenceBarrier's, on the control blocks.
+	fenceLocal bool
 
 	applyMu sync.Mutex // held by the goroutine applying this rank's requests (drain.go)
 	mu      sync.Mutex
@@ -219,7 +232,8 @@ type attachment struct {
 
 // ctrlBlock is a rank's control words: [0] the passive-target lock, [1] the
 // accumulate lock (low 32 bits), [2] the number of remote lock requests queued at
-// this rank (ship.go), then per peer: n post counters, n complete counters, and
+// this rank (ship.go), [3] the fences this rank has entered (fenceBarrier), then per
+// peer: n post counters, n complete counters, and
 // n holder words (the lock type origin o holds here, 0 for none, so that a waiter can
 // ask whether the holders still live); then this rank's epochs (epochIn).
 type ctrlBlock []uint64
@@ -229,6 +243,7 @@ func ctrlWords(n int) int { return (4 + 3*n + epochWords(n) + 7) &^ 7 }
 func (c ctrlBlock) lock() *uint64   { return &c[0] }
 func (c ctrlBlock) acc() *uint32    { return (*uint32)(unsafe.Pointer(&c[1])) }
 func (c ctrlBlock) queued() *uint64 { return &c[2] }
+func (c ctrlBlock) fence() *uint64  { return &c[3] }
 func (c ctrlBlock) post(from int) *uint64 {
 	return &c[4+from]
 }
@@ -239,7 +254,7 @@ func u64s(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
-const winRecord = 40 // size, disp unit, node, direct-capable, created memory's address: int64 each
+const winRecord = 48 // size, disp unit, node, direct-capable, created memory's and control block's addresses: int64 each
 
 // CreateWin makes a window over c (collective): WinCreate, WinAllocate,
 // WinAllocateShared or WinCreateDynamic by a.Flavor.
@@ -265,31 +280,45 @@ func Create(c *core.Comm, op string, a Args) (*Win, error) {
 
 func (w *Win) setup(op string, a Args) error {
 	n := w.size
+	cw := ctrlWords(n)
 	regionWanted := a.Flavor == FlavorShared || (a.Flavor == FlavorAllocate && setRMAShm.Get() != "off" && core.NodeTransport() != nil)
+	// A created window's control block where its memory is such that its node peers
+	// can map it: in memory they can map too (mapCreated).
+	var ctrl unsafe.Pointer
+	if a.Flavor == FlavorCreate && setRMAShm.Get() != "off" && peersMayMap(a.Mem) {
+		ctrl = shm.Alloc(cw*8, 64)
+	}
 	rec := make([]byte, winRecord)
 	binary.LittleEndian.PutUint64(rec[0:], uint64(a.Size))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(a.DispUnit))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(w.comm.NodeOfRank(w.rank)))
-	if regionWanted {
+	if regionWanted || ctrl != nil {
 		binary.LittleEndian.PutUint64(rec[24:], 1)
 	}
 	if a.Flavor == FlavorCreate && len(a.Mem) > 0 {
 		binary.LittleEndian.PutUint64(rec[32:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(a.Mem)))))
 	}
+	binary.LittleEndian.PutUint64(rec[40:], uint64(uintptr(ctrl)))
 	all, err := w.allgather(rec)
 	if err != nil {
+		shm.Free(ctrl)
 		return core.MapErr(op, err)
 	}
 	sizes, units, nodes := make([]int64, n), make([]int, n), make([]int, n)
+	anyWants, allCan := false, true
 	for r := 0; r < n; r++ {
 		sizes[r] = int64(binary.LittleEndian.Uint64(all[r*winRecord:]))
 		units[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+8:]))
 		nodes[r] = int(binary.LittleEndian.Uint64(all[r*winRecord+16:]))
-		// mapRegion is collective: every rank maps a region if any wants one. A rank
-		// alone on its node has no shared-memory transport, but its node's ranks of
-		// the window (itself) still share a region (a memfd needs no transport).
-		regionWanted = regionWanted || binary.LittleEndian.Uint64(all[r*winRecord+24:]) != 0
+		bit := binary.LittleEndian.Uint64(all[r*winRecord+24:]) != 0
+		anyWants, allCan = anyWants || bit, allCan && bit
 	}
+	// mapRegion is collective: every rank maps a region if any wants one. A rank
+	// alone on its node has no shared-memory transport, but its node's ranks of the
+	// window (itself) still share a region (a memfd needs no transport). A created
+	// window has none: it is direct (mapCreated) only if every rank's memory and
+	// control block can be mapped by the rank's node peers.
+	regionWanted = anyWants && a.Flavor != FlavorCreate
 	me := nodes[w.rank]
 	offNode := false
 	for r := range n {
@@ -299,11 +328,12 @@ func (w *Win) setup(op string, a Args) error {
 		return core.Errorf(core.ClassComm, op, "WinAllocateShared needs every rank of the communicator on one node (shared memory); %s spans nodes", w.comm.Name())
 	}
 	w.peers = make([]winPeer, n)
+	ctrls := make([]uint64, n)
 	for r := range n {
 		w.peers[r] = winPeer{size: sizes[r], dispUnit: units[r], maxDisp: sizes[r] / int64(max(units[r], 1)), world: w.worldOf(r),
 			addr: binary.LittleEndian.Uint64(all[r*winRecord+32:])}
+		ctrls[r] = binary.LittleEndian.Uint64(all[r*winRecord+40:])
 	}
-	cw := ctrlWords(n)
 	if regionWanted {
 		ok, err := w.mapRegion(op, a, sizes, nodes, cw)
 		if err != nil {
@@ -314,7 +344,17 @@ func (w *Win) setup(op string, a Args) error {
 		}
 		regionWanted = ok
 	}
+	if a.Flavor == FlavorCreate && allCan {
+		ok, err := w.mapCreated(a, nodes, ctrl, ctrls, cw)
+		if err != nil {
+			shm.Free(ctrl)
+			return core.MapErr(op, err)
+		}
+		regionWanted = ok
+	}
 	if !regionWanted {
+		shm.Free(ctrl)
+		w.ctrlMem = nil
 		// Control block (and WinAllocate's memory) in this process's own memory,
 		// 8-byte aligned for the atomics.
 		if err := w.localMem(op, a, cw); err != nil {
@@ -344,6 +384,7 @@ func (w *Win) setup(op string, a Args) error {
 	w.outMu = make([]sync.Mutex, n)
 	w.gets, w.run = make([][]laterGet, n), make([]atomic.Bool, n)
 	w.breps, w.brepID, w.brepLen = make([][]batchSink, n), make([]uint32, n), make([]int, n)
+	w.fenceLocal = w.shared && !w.ships && !w.served
 	w.epochIn(w.ctrl)
 	w.nextID = 2
 	if w.served {
@@ -399,6 +440,84 @@ func (w *Win) allgather(rec []byte) ([]byte, error) {
 	c := w.comm
 	err := c.Local().Run(c.SeqTag(), 1, func(s *coll.Sched) { s.Allgather(rec, all) })
 	return all, err
+}
+
+// peersMayMap reports whether a created window's memory can be mapped by its node's
+// peers: it lies in one allocation this process lists for them (shm.Listed: memory of
+// MPI_Alloc_mem), 8-byte aligned for the atomics, or it is empty.
+func peersMayMap(mem []byte) bool {
+	p := unsafe.Pointer(unsafe.SliceData(mem))
+	return len(mem) == 0 || uintptr(p)&7 == 0 && shm.Listed(uint64(uintptr(p)), len(mem))
+}
+
+// mapCreated makes a created window direct, as a region makes an allocated one, where
+// every rank gave memory its node peers can map (peersMayMap) and a control block in
+// such memory (ctrls[r], this rank's at ctrl, of cw words): this rank maps its node
+// peers' (mapPeers) and all agree. It reports whether they did (else nothing is left
+// mapped).
+func (w *Win) mapCreated(a Args, nodes []int, ctrl unsafe.Pointer, ctrls []uint64, cw int) (bool, error) {
+	ok := []byte{0}
+	if w.mapPeers(nodes, ctrls, cw) {
+		ok[0] = 1
+	}
+	agree, err := w.allgatherN(ok)
+	if err == nil && !bytes.Contains(agree, []byte{0}) {
+		me := &w.peers[w.rank]
+		me.mem, me.ctrl = a.Mem, ctrlBlock(unsafe.Slice((*uint64)(ctrl), cw))
+		for r := range w.peers {
+			w.peers[r].direct = w.peers[r].direct || nodes[r] == nodes[w.rank]
+		}
+		w.mem, w.ctrl, w.ctrlMem, w.shared = a.Mem, me.ctrl, ctrl, true
+		return true, nil
+	}
+	w.unmapPeers()
+	return false, err
+}
+
+// mapPeers maps the memory and control blocks of this rank's node peers for
+// mapCreated, and reports whether it mapped them all.
+func (w *Win) mapPeers(nodes []int, ctrls []uint64, cw int) bool {
+	var mapper transport.Mapper
+	if nt := core.NodeTransport(); nt != nil {
+		mapper, _ = nt.(transport.Mapper)
+	}
+	for r := range w.peers {
+		p := &w.peers[r]
+		if r == w.rank || nodes[r] != nodes[w.rank] {
+			continue
+		}
+		if mapper == nil {
+			return false
+		}
+		c, unmap := mapper.Map(p.world, ctrls[r], cw*8)
+		if c == nil {
+			return false
+		}
+		w.unmaps = append(w.unmaps, unmap)
+		p.ctrl = ctrlBlock(u64s(c))
+		if p.size > 0 {
+			mem, unmap := mapper.Map(p.world, p.addr, int(p.size))
+			if mem == nil {
+				return false
+			}
+			w.unmaps = append(w.unmaps, unmap)
+			p.mem = mem
+		}
+	}
+	return true
+}
+
+// unmapPeers undoes mapPeers.
+func (w *Win) unmapPeers() {
+	for _, unmap := range w.unmaps {
+		unmap()
+	}
+	w.unmaps = nil
+	for r := range w.peers {
+		if r != w.rank {
+			w.peers[r].mem, w.peers[r].ctrl = nil, nil
+		}
+	}
 }
 
 // mapRegion puts the window's memory and control blocks in one region per node,
@@ -485,7 +604,7 @@ func (w *Win) mapRegion(op string, a Args, sizes []int64, nodes []int, cw int) (
 		p.ctrl = ctrlBlock(u64s(reg.Mem[i*cw*8:][:cw*8]))
 		p.mem = reg.Mem[offs[i]:][:sizes[r]:sizes[r]]
 	}
-	w.mem, w.ctrl = w.peers[w.rank].mem, w.peers[w.rank].ctrl
+	w.mem, w.ctrl, w.shared = w.peers[w.rank].mem, w.peers[w.rank].ctrl, true
 	return true, nil
 }
 
@@ -604,7 +723,9 @@ func (w *Win) Free(op string) error {
 	if w.reg != nil {
 		w.reg.Close()
 	}
-	w.mem, w.peers, w.local = nil, nil, nil
+	w.unmapPeers()
+	shm.Free(w.ctrlMem)
+	w.mem, w.peers, w.local, w.ctrlMem = nil, nil, nil, nil
 	return collective.Free(w.comm, op)
 }
 
@@ -675,7 +796,8 @@ func RMAInfo() string {
 		alloc = "direct loads, stores and atomics in node shared memory"
 	}
 	return "rma: WinAllocate targets on this node: " + alloc + "; WinAllocateShared: direct; " +
-		"other nodes, WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
+		"WinCreate over MPI_Alloc_mem memory on every rank: as WinAllocate; " +
+		"other nodes, other WinCreate and dynamic windows: shipped to the target's progress goroutine\n"
 }
 
 // eng is the runtime's engine, which carries the shipped requests and their replies

@@ -245,6 +245,27 @@ func (t *Transport) Mapped(peer int, addr uint64, n int) bool {
 	return err == nil && p.mem != nil && p.mem.mapped(addr, uint64(n))
 }
 
+// Map implements transport.Mapper: [addr, addr+n) in peer's memory, which must lie in
+// one allocation the peer lists, through this process's mapping of it (the copies'),
+// kept mapped until the call it returns, whatever the peer frees meanwhile.
+func (t *Transport) Map(peer int, addr uint64, n int) ([]byte, func()) {
+	p, err := t.cmaPeer(peer, "Map", "reads")
+	if err != nil || p.mem == nil || n <= 0 {
+		return nil, nil
+	}
+	part, ino := p.mem.pin(addr, uint64(n))
+	if part == nil {
+		return nil, nil
+	}
+	return part, func() { p.mem.unpin(ino) }
+}
+
+// Shares implements transport.Mapper: [addr, addr+n) lies in one allocation this
+// process lists.
+func (t *Transport) Shares(addr uint64, n int) bool {
+	return Listed(addr, n)
+}
+
 // WriteVec writes srcs[i] to addrs[i] in peer's address space, many in one
 // process_vm_writev (up to IOV_MAX at a time): a batch of small writes at the cost of
 // one system call. A transfer the kernel cuts short is an error (the caller writes

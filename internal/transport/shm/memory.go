@@ -233,6 +233,24 @@ func Free(p unsafe.Pointer) bool {
 	return true
 }
 
+// Listed reports whether the n bytes at addr lie in one memfd this process lists (an
+// allocation of Alloc's or an arena), which peers can map (Transport.Map).
+func Listed(addr uint64, n int) bool {
+	memReg.Lock()
+	defer memReg.Unlock()
+	if memReg.table == nil || n < 0 {
+		return false
+	}
+	t := memReg.table
+	for i := range int(atomic.LoadUint32(memU32(t, offMemCount))) {
+		e := memEntry(i)
+		if (memRef{base: *memU64(t, e), size: *memU64(t, e+8)}).holds(addr, uint64(n)) {
+			return true
+		}
+	}
+	return false
+}
+
 // memFreeSlot is a table entry not in use, counted in when it is past the count; -1
 // if the table is full. memReg is held.
 func memFreeSlot() int {
@@ -280,6 +298,10 @@ type peerMem struct {
 	table []byte     // the peer's table, mapped read-only; nil once closed
 	maps  map[uint64][]byte
 	seen  uint64 // the table's version when maps was last swept
+	// pins counts, per inode, the mappings Transport.Map handed out and not yet given
+	// back; gone holds those of allocations no longer listed, unmapped at the last unpin.
+	pins map[uint64]int
+	gone map[uint64][]byte
 }
 
 // openPeerMem maps the memory table of process pid, whose fd there is fd; nil when
@@ -297,7 +319,7 @@ func openPeerMem(pid, fd int) *peerMem {
 	if err != nil {
 		return nil
 	}
-	return &peerMem{pid: pid, table: table, maps: map[uint64][]byte{}}
+	return &peerMem{pid: pid, table: table, maps: map[uint64][]byte{}, pins: map[uint64]int{}, gone: map[uint64][]byte{}}
 }
 
 // copy copies between buf and n = len(buf) bytes at addr in the peer (into buf, or
@@ -313,6 +335,36 @@ func (m *peerMem) copy(buf []byte, addr uint64, write bool) bool {
 	copyAt(mem, addr-ref.base, buf, write)
 	mappedBytes.Add(uint64(len(buf)))
 	return true
+}
+
+// pin is the n bytes at addr of this process's mapping of the allocation that holds
+// them (mapping it if need be), which stays mapped until unpin(ino), whatever the
+// owner frees meanwhile; nil if the range is in no listed allocation.
+func (m *peerMem) pin(addr, n uint64) (part []byte, ino uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ref, mem := m.lookup(addr, n, true)
+	if mem == nil {
+		return nil, 0
+	}
+	m.pins[ref.ino]++
+	off := addr - ref.base
+	return mem[off : off+n : off+n], ref.ino
+}
+
+// unpin ends a pin of the mapping of inode ino, and unmaps it if it was the last pin
+// of an allocation no longer listed.
+func (m *peerMem) unpin(ino uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins[ino]--; m.pins[ino] > 0 {
+		return
+	}
+	delete(m.pins, ino)
+	if mem, ok := m.gone[ino]; ok {
+		unix.Munmap(mem)
+		delete(m.gone, ino)
+	}
 }
 
 // mapped reports whether [addr, addr+n) lies in one listed allocation that is mapped
@@ -458,7 +510,10 @@ func (m *peerMem) sweep() {
 	}
 	for ino, mem := range m.maps {
 		if !listed[ino] {
-			if mem != nil {
+			switch {
+			case m.pins[ino] > 0:
+				m.gone[ino] = mem
+			case mem != nil:
 				unix.Munmap(mem)
 			}
 			delete(m.maps, ino)
@@ -498,7 +553,10 @@ func (m *peerMem) close() {
 			unix.Munmap(mem)
 		}
 	}
-	m.maps = nil
+	for _, mem := range m.gone {
+		unix.Munmap(mem)
+	}
+	m.maps, m.gone = nil, nil
 	if m.table != nil {
 		unix.Munmap(m.table)
 		m.table = nil

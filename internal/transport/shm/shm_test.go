@@ -497,6 +497,55 @@ func TestAllocBlocks(t *testing.T) {
 	}
 }
 
+// TestMapShared: memory Alloc gave, a large allocation and an arena's block, is Listed
+// (Shares) over its length and no further, Go's memory is not, and a peer's Map of it
+// is a mapping that sees the owner's stores and is seen by its loads, and stays valid
+// after the owner frees the memory (and the peer's copies sweep their mappings) until
+// it is given back.
+func TestMapShared(t *testing.T) {
+	ts := inProcess(t, 2, Options{})
+	if ok, why := ts[1].CMA(); !ok {
+		t.Skip("no CMA here: " + why)
+	}
+	if heap := make([]byte, 100); ts[0].Shares(uint64(uintptr(unsafe.Pointer(&heap[0]))), len(heap)) {
+		t.Error("Go's memory is listed")
+	}
+	for _, n := range []int{100, memMin + 5} {
+		p := Alloc(n, 0)
+		if p == nil {
+			t.Fatalf("Alloc(%d) gave nothing", n)
+		}
+		addr := uint64(uintptr(p))
+		if !ts[0].Shares(addr, n) || !ts[0].Shares(addr+1, n-1) || ts[0].Shares(addr, 4<<20) {
+			t.Errorf("Alloc(%d): Shares of its bytes, or of 4 MiB from them, is wrong", n)
+		}
+		b := fill(unsafe.Slice((*byte)(p), n), n)
+		view, unmap := ts[1].Map(0, addr+1, n-1)
+		if view == nil || len(view) != n-1 || !bytes.Equal(view, b[1:]) {
+			t.Fatalf("Map of %d bytes: %d bytes, or not the owner's", n-1, len(view))
+		}
+		view[0], b[n-1] = 0xee, 0xdd
+		if b[1] != 0xee || view[n-2] != 0xdd {
+			t.Errorf("Map of %d bytes: stores do not show on the other side", n)
+		}
+		if v, _ := ts[1].Map(0, addr, 8<<20); v != nil {
+			t.Errorf("Map of 8 MiB from an allocation of %d bytes gave a mapping", n)
+		}
+		// The owner frees it; a later lookup sweeps the peer's mappings of what its
+		// table no longer lists, but not this one while it is held.
+		Free(p)
+		q := Alloc(memMin, 0)
+		if !ts[1].Mapped(0, uint64(uintptr(q)), memMin) {
+			t.Fatal("a new allocation is not mapped")
+		}
+		if view[n-2] != 0xdd {
+			t.Errorf("Map of %d bytes: the mapping changed after the owner freed it", n)
+		}
+		unmap()
+		Free(q)
+	}
+}
+
 // TestVecInProcess reads and writes many pieces in one call each, more than one
 // system call takes (iovMax), and refuses an unmapped address.
 func TestVecInProcess(t *testing.T) {
