@@ -40,18 +40,18 @@ import (
 //     passive-target lock word itself. A WinCreate window whose every rank gave memory
 //     its node peers map (MPI_Alloc_mem's: peersMayMap) is direct too, without a
 //     region: its control blocks come from the same allocator, and each rank maps its
-//     node peers' memory and control blocks (mapCreated).
-//     A rank's own memory is always direct.
+//     node peers' memory and control blocks (mapCreated). A rank's own memory is
+//     always direct.
 //   - shipped: every other target (another node, the TCP transport forced, other
-//     memory the caller owns (WinCreate), dynamic windows) gets requests (internal/rma's format),
-//     applied in order by the target's progress goroutine, one per process for all
-//     its windows (serve.go), which runs while such windows live and sleeps in the
-//     engine's wait when there is nothing to do, so that passive-target operations
-//     complete while the target computes and never calls MPI. The goroutine gets a
-//     Go thread of its own (GOMAXPROCS one higher while it runs): a rank given one
-//     thread would otherwise serve requests only when its computation is preempted.
-//     A rank waiting inside a call on the window applies the requests itself
-//     meanwhile (drain.go), one goroutine at a time.
+//     memory the caller owns (WinCreate), dynamic windows) gets requests
+//     (internal/rma's format), applied in order by the target's progress goroutine,
+//     one per process for all its windows (serve.go), which runs while such windows
+//     live and sleeps in the engine's wait when there is nothing to do, so that
+//     passive-target operations complete while the target computes and never calls
+//     MPI. The goroutine gets a Go thread of its own (GOMAXPROCS raised once, at the
+//     first): a rank given one thread would otherwise serve requests only when its
+//     computation is preempted. A rank waiting inside a call on the window applies
+//     the requests itself meanwhile (drain.go), one goroutine at a time.
 //
 // Completion: direct operations are complete when the call returns. A shipped Put or
 // Accumulate is complete when the target has applied it; Flush, Unlock, Complete and
@@ -59,7 +59,7 @@ import (
 // applied (one stream per pair keeps the order), and wait for the replies of
 // operations that return data.
 var setRMAShm = config.String("rma_shm", "auto",
-	"one-sided windows of WinAllocate in node shared memory, read and written directly by the node's ranks: "+
+	"one-sided windows of WinAllocate, and of WinCreate over MPI_Alloc_mem memory on every rank, in node shared memory, read and written directly by the node's ranks: "+
 		"auto (when the shared-memory transport is in use), or off (every operation shipped to its target's progress goroutine)").OneOf("auto", "off").Live().Same()
 
 // Flavor is how a window's memory came to be (MPI_WIN_FLAVOR_*, MPICH's values).
@@ -134,7 +134,7 @@ type Win struct {
 	vaddr    []uint64
 	peers    []winPeer
 	reg      *shm.Region    // the node's region, for direct windows
-	unmaps   []func()       // a created window's: unmap its node peers' memory (mapPeers)
+	unmaps   []func()       // a created window's: let go of its node peers' memory and control blocks (mapPeers)
 	ctrlMem  unsafe.Pointer // a created window's control block in memory peers map (mapCreated)
 	// shared: the control blocks lie in memory the node's ranks map (a region, or
 	// mapCreated's), where the C face's short ways may read and write them too.

@@ -285,17 +285,25 @@ func openSegment(a address) (*segment, error) {
 }
 
 // populate maps in the pages of one slot ahead of use: its cells and the first
-// populateRing bytes of its data ring, so that a pair's first messages take no page
+// populateRing bytes of its data ring (all of it on a node of two ranks), so that a pair's first messages take no page
 // faults in the middle of a message (about a microsecond each on a VM). Failure
 // (kernels before 5.14) is harmless: the pages fault in on first use.
 func (s *segment) populate(slot int) {
-	n := roundUp(slotCells+s.l.cells*cellSize+min(s.l.ringBytes, populateRing), pageSize)
+	ring := min(s.l.ringBytes, populateRing)
+	if s.l.localSize <= 2 {
+		ring = s.l.ringBytes
+	}
+	n := roundUp(slotCells+s.l.cells*cellSize+ring, pageSize)
 	unix.Madvise(s.mem[slot:slot+min(n, s.l.slotSize)], unix.MADV_POPULATE_WRITE)
 }
 
-// populateRing is how much of a data ring populate maps in. The rest faults in on the
-// first lap: both ends of a pair map every page they touch, and a resident page counts
-// in each one's memory, so populating whole rings made every pair that ever exchanged
-// a message cost each rank its ring (a 16-rank job's root held 15 MiB of them after
-// Init). A pair that streams laps the ring at once and pays the faults once.
+// populateRing is how much of a data ring populate maps in where the node has more
+// than two ranks. The rest faults in on the first lap: both ends of a pair map every
+// page they touch, and a resident page counts in each one's memory, so populating
+// whole rings made every pair that ever exchanged a message cost each rank its ring
+// (a 16-rank job's root held 15 MiB of them after Init). A pair that streams laps the
+// ring at once and pays the faults once; but short messages lap it slowly, a fault
+// every few dozen, which on a VM whose faults cost microseconds tripled a 256-byte
+// ping-pong of a thousand rounds. With two ranks the whole ring is mapped in: one
+// ring each way, a megabyte per rank.
 const populateRing = 64 << 10

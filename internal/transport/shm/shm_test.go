@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/mpigo/mpigo/internal/transport"
+	"golang.org/x/sys/unix"
 )
 
 var jobSeq atomic.Int64
@@ -752,5 +753,35 @@ func TestFullRingWakesSender(t *testing.T) {
 	}
 	if err := e.Send(&h, make([]byte, 8)); err != nil {
 		t.Fatalf("after the wake-up: %v", err)
+	}
+}
+
+// TestRingPopulated: with two ranks on the node, a pair's whole slot (its cells and
+// data ring) is mapped in when the sender connects, so that a first lap of short
+// messages takes no page faults; with more ranks, only the cells and the ring's first
+// populateRing bytes.
+func TestRingPopulated(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		ts := inProcess(t, n, Options{})
+		if _, err := ts[0].Endpoint(1); err != nil {
+			t.Fatal(err)
+		}
+		seg := ts[1].seg
+		slot := seg.mem[seg.l.slotOff(ts[0].localRank):][:seg.l.slotSize]
+		vec := make([]byte, len(slot)/pageSize)
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&slot[0])), uintptr(len(slot)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		in := 0
+		for _, v := range vec {
+			in += int(v & 1)
+		}
+		want := len(vec)
+		if n > 2 {
+			want = roundUp(slotCells+seg.l.cells*cellSize+populateRing, pageSize) / pageSize
+		}
+		if in != want {
+			t.Errorf("%d ranks: %d of the slot's %d pages are mapped in, want %d", n, in, len(vec), want)
+		}
 	}
 }
