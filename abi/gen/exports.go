@@ -214,7 +214,7 @@ var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true, "MPI_Recv": t
 	"MPI_Barrier": true, "MPI_Bcast": true, "MPI_Bcast_c": true, "MPI_Allreduce": true, "MPI_Allreduce_c": true,
 	"MPI_Gather": true, "MPI_Gather_c": true, "MPI_Gatherv": true, "MPI_Gatherv_c": true,
 	"MPI_Allgather": true, "MPI_Allgather_c": true, "MPI_Allgatherv": true, "MPI_Allgatherv_c": true,
-	"MPI_Reduce": true, "MPI_Reduce_c": true,
+	"MPI_Reduce": true, "MPI_Reduce_c": true, "MPI_Scatter": true, "MPI_Scatter_c": true,
 	"MPI_File_write_at": true, "MPI_File_write_at_c": true, "MPI_File_read_at": true, "MPI_File_read_at_c": true,
 	"MPI_File_write_ordered": true, "MPI_File_write_ordered_c": true}
 

@@ -48,6 +48,7 @@ var (
 	pGatherv    = mpir.CollProc(mpir.CollGatherv, mpir.Blocking)
 	pAllgather  = mpir.CollProc(mpir.CollAllgather, mpir.Blocking)
 	pAllgatherv = mpir.CollProc(mpir.CollAllgatherv, mpir.Blocking)
+	pScatter    = mpir.CollProc(mpir.CollScatter, mpir.Blocking)
 
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)

@@ -428,7 +428,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
  * schedules' way, this rank the region's). */
 extern int32_t mpigo_coll_gather_far(int32_t op, uintptr_t comm, int32_t j, int64_t n, void *dst, int64_t want);
 extern int32_t mpigo_coll_block_err(int32_t op, uintptr_t comm, int32_t j, int64_t n, int64_t want);
-extern void mpigo_coll_allgather_join(uintptr_t comm);
+extern void mpigo_coll_join(uintptr_t comm);
 extern int32_t mpigo_coll_reduce_err(uintptr_t comm, int32_t j, int64_t n, int64_t want, int32_t esz, int32_t big);
 
 static inline char *cell(const mpigo_coll *d, int r, uint64_t g) {
@@ -449,6 +449,51 @@ static inline char *cell_ext(const mpigo_coll *d, int r, uint64_t g) {
 /* slot_of is rank r's reduction slot of bank b. */
 static inline char *slot_of(const mpigo_coll *d, int b, int r) {
     return d->base + d->slots_off + ((int64_t)b * d->size + r) * d->slot;
+}
+
+/* bank_put takes this rank's next op (*sp) and puts its n bytes from src in it
+ * (shmcoll's Put): in its inline line up to MPIGO_R_REDUCE_INLINE, else in its slot of
+ * the op's bank (at most a slot: the caller's bound), then its length and arrival. 0,
+ * or the Go half's error code. */
+static inline int bank_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, uint64_t *sp) {
+    uint64_t s = ++d->own->s;
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
+    int bank = (int)(s & 1);
+    if (n <= MPIGO_R_REDUCE_INLINE) {
+        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
+        if (n > 0) memcpy(mine + 8, src, (size_t)n);
+        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
+    } else {
+        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
+    }
+    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+    *sp = s;
+    return MPI_SUCCESS;
+}
+
+/* bank_block waits for rank j's block of op s (shmcoll's TakePart): *b its bytes (its
+ * inline line's, or its slot's) and *n its length, or *b NULL where it went by other
+ * means (far: its length alone). 0, or the Go half's error code. */
+static inline int bank_block(const mpigo_coll *d, int cc, MPI_Comm comm, int j, uint64_t s, const char **b, int64_t *n) {
+    int bank = (int)(s & 1);
+    uint64_t *line = flag(d, j, MPIGO_R_INLINE + bank * 64);
+    uint64_t v = load(line);
+    if (v >> 8 != s) {
+        int rc = wait_for(d, cc, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
+        if (rc != 0) return rc;
+        v = load(line);
+    }
+    if (v >> 8 == s) {
+        *n = (int64_t)(v & 0xff);
+        *b = (const char *)line + 8;
+        return MPI_SUCCESS;
+    }
+    uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
+    *n = (int64_t)(w & ~MPIGO_FAR);
+    *b = (w & MPIGO_FAR) ? NULL : slot_of(d, bank, j);
+    return MPI_SUCCESS;
 }
 
 /* dt_size is a predefined datatype's size, or -1 (not one this file takes). */
@@ -744,19 +789,9 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     mpigo_rec rec;
     if (!mpigo_rec_open(&rec)) return -1;
     mpigo_own *o = d->own;
-    uint64_t s = ++o->s;
-    int rc = bank_free(d, cc, comm, s);
+    uint64_t s;
+    int rc = bank_put(d, cc, comm, src, n, &s);
     if (rc != 0) return rc;
-    int bank = (int)(s & 1);
-    if (n <= MPIGO_R_REDUCE_INLINE) {
-        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
-        if (n > 0) memcpy(mine + 8, src, (size_t)n);
-        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
-    } else {
-        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
-    }
-    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
-    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
     int bad = -1, far = 0;
     int64_t badn = 0, badw = 0;
     for (int j = 0; j < d->size; j++) {
@@ -766,27 +801,15 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
             if (sbuf != MPI_IN_PLACE && n > 0 && m > 0) memcpy(dst, src, (size_t)(n < m ? n : m));
             continue;
         }
-        uint64_t *line = flag(d, j, MPIGO_R_INLINE + bank * 64);
-        uint64_t v = load(line);
-        if (v >> 8 != s) {
-            int rc = wait_for(d, cc, comm, j, line, s << 8, flag(d, j, MPIGO_R_ARRIVE), s);
-            if (rc != 0) return rc;
-            v = load(line);
-        }
+        const char *b;
         int64_t nj;
-        if (v >> 8 == s) {
-            nj = (int64_t)(v & 0xff);
-            if (nj > 0 && m > 0) memcpy(dst, (char *)line + 8, (size_t)(nj < m ? nj : m));
-        } else {
-            /* Its block is in its slot, or took the schedules' way (far: its length alone). */
-            uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
-            nj = (int64_t)(w & ~MPIGO_FAR);
-            if (w & MPIGO_FAR) {
-                far = 1;
-                continue;
-            }
-            if (nj > 0 && m > 0) memcpy(dst, slot_of(d, bank, j), (size_t)(nj < m ? nj : m));
+        int rc = bank_block(d, cc, comm, j, s, &b, &nj);
+        if (rc != 0) return rc;
+        if (b == NULL) {
+            far = 1;
+            continue;
         }
+        if (nj > 0 && m > 0) memcpy(dst, b, (size_t)(nj < m ? nj : m));
         if (bad < 0 && nj != m) bad = j, badn = nj, badw = m;
     }
 #undef BLOCK_LEN
@@ -794,7 +817,7 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     if (far) {
         /* A rank's counts differ (erroneous) and its block is too long for the region:
          * it took the schedules, which the Go half joins, without an op. */
-        mpigo_coll_allgather_join((uintptr_t)comm);
+        mpigo_coll_join((uintptr_t)comm);
         return -1;
     }
     if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw);
@@ -802,6 +825,77 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     o->flow_ops++;
     counted(&rec, cc & ~MPIGO_CC_LARGE, n);
     return MPI_SUCCESS;
+}
+
+/* short_scatter is MPI_Scatter here (MPI_Scatter_c with big), or -1: the Go way. It is
+ * the Go way's op on the region (collective's nodeScatterEntry, shmcoll's Put and
+ * TakePart): the root puts its whole send buffer (at most scatter_max bytes, else the
+ * root goes to Go, which puts its length alone, far), every other rank puts nothing,
+ * and each copies its part of the root's block out; a non-root that finds the root's
+ * far joins the schedules in Go. Any argument Go would refuse takes the Go way. */
+static inline __attribute__((always_inline)) int short_scatter(const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                               void *rbuf, int64_t rcount, MPI_Datatype rdt, int root,
+                                                               MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_SCATTER | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || (unsigned)root >= (unsigned)d->size || d->own->owed != 0) return -1;
+    int me = d->rank;
+    int64_t total = 0, block = 0, want = 0;
+    if (me == root) {
+        int64_t ssz = dt_size(sdt);
+        if (ssz < 0 || scount < 0) return -1;
+        block = scount * ssz;
+        total = block * d->size;
+        if (total > d->scatter_max || (total > 0 && sbuf == NULL) || sbuf == rbuf) return -1;
+        if (rbuf != MPI_IN_PLACE) {
+            int64_t rsz = dt_size(rdt);
+            if (rsz < 0 || rcount < 0 || rcount * rsz != block || (block > 0 && rbuf == NULL)) return -1;
+        }
+    } else {
+        int64_t rsz = dt_size(rdt);
+        if (rsz < 0 || rcount < 0 || rbuf == MPI_IN_PLACE) return -1;
+        want = rcount * rsz;
+        if (want > 0 && rbuf == NULL) return -1;
+    }
+    mpigo_rec rec;
+    if (!mpigo_rec_open(&rec)) return -1;
+    mpigo_own *o = d->own;
+    uint64_t s;
+    int64_t n = me == root ? total : 0;
+    int rc = bank_put(d, cc, comm, sbuf, n, &s);
+    if (rc != 0) return rc;
+    if (me == root) {
+        if (rbuf != MPI_IN_PLACE && block > 0) memcpy(rbuf, (const char *)sbuf + (int64_t)me * block, (size_t)block);
+        o->flow_bytes += (uint64_t)(total - block);
+        o->flow_ops++;
+        counted(&rec, MPIGO_CC_SCATTER, total);
+        return MPI_SUCCESS;
+    }
+    const char *b;
+    rc = bank_block(d, cc, comm, root, s, &b, &n);
+    if (rc != 0) return rc;
+    if (b == NULL) {
+        /* The root's buffer went by the schedules: the Go half joins them. */
+        mpigo_coll_join((uintptr_t)comm);
+        return -1;
+    }
+    int64_t m = n / d->size, k = m < want ? m : want;
+    if (k > 0) memcpy(rbuf, b + (int64_t)me * m, (size_t)k);
+    if (m != want) return mpigo_coll_block_err(cc, (uintptr_t)comm, root, m, want);
+    counted(&rec, MPIGO_CC_SCATTER, want);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

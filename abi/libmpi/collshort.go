@@ -52,7 +52,7 @@ func showColl(h uintptr, c *comm) {
 		yield: C.int32_t(min(s.Geo.Yield, 1<<28)), handoffs: C.int32_t(min(s.Geo.Handoffs, 1<<28)),
 		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
 		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
-		cells_off: C.int64_t(s.Geo.CellsOff), gather_max: C.int32_t(s.Gather),
+		cells_off: C.int64_t(s.Geo.CellsOff), gather_max: C.int32_t(s.Gather), scatter_max: C.int32_t(s.Scatter),
 		slots_off: C.int64_t(s.Geo.SlotsOff), slot: C.int64_t(s.Geo.Slot),
 	}
 	if s.Geo.Oversub {
@@ -115,10 +115,10 @@ func collOps() {
 var collOpName = [2][C.MPIGO_CC_N]string{
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
 		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce", C.MPIGO_CC_SCATTER: "Scatter"},
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
 		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c", C.MPIGO_CC_SCATTER: "Scatter_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -199,12 +199,12 @@ func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64) int32 {
 	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want)))
 }
 
-// mpigo_coll_allgather_join says that collshort.c's Allgather on communicator ch took
+// mpigo_coll_join says that collshort.c's Allgather or Scatter on communicator ch took
 // its op and found a rank that took the schedules: the call's Go half, next, joins
-// them (collective.ShortAllgatherJoin).
+// them (collective.ShortJoin).
 //
-//export mpigo_coll_allgather_join
-func mpigo_coll_allgather_join(ch uintptr) { collective.ShortAllgatherJoin(commOf(ch).c) }
+//export mpigo_coll_join
+func mpigo_coll_join(ch uintptr) { collective.ShortJoin(commOf(ch).c) }
 
 // rawBytes is n bytes of C memory at p (nil for none).
 func rawBytes(p unsafe.Pointer, n int64) []byte {
@@ -215,7 +215,7 @@ func rawBytes(p unsafe.Pointer, n int64) []byte {
 }
 
 // mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather,
-// Allgatherv and Reduce calls collshort.c did
+// Allgatherv, Reduce and Scatter calls collshort.c did
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
@@ -242,5 +242,5 @@ var (
 
 func init() {
 	watchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
-		pAllgatherv.Call, pReduce.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
+		pAllgatherv.Call, pReduce.Call, pScatter.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
 }

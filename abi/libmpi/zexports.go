@@ -1037,13 +1037,13 @@ func PMPI_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count int6
 	return scan("Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Scatter
-func PMPI_Scatter(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Scatter
+func goPMPI_Scatter(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
 	return scatter("Scatter", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Scatter_c
-func PMPI_Scatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Scatter_c
+func goPMPI_Scatter_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
 	return scatter("Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 

@@ -1,7 +1,8 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
  * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
- * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max, run
+ * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
+ * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
  * mpigo_short_colls (the library's count of the calls done in C) says which way each
@@ -25,7 +26,7 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
- *   - gathers (gathers, gather_errors: see there);
+ *   - gathers (gathers, gather_errors: see there), scatters (see there);
  *   - Reduces (reduces: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
@@ -514,6 +515,72 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     }
 }
 
+/* scatters: MPI_Scatter (and its _c form) of 0 to 8 KiB of the root's buffer in C
+ * (inline lines up to 56 bytes, slots beyond), from rotating roots, in place at the
+ * root every third time, of MPI_BYTE and MPI_INT; longer ones (the root's length
+ * alone, far: every rank then takes the schedules, the non-roots by joining them in
+ * Go) among them; parts shorter or longer than the root's (erroneous): MPI_ERR_COUNT
+ * or MPI_ERR_TRUNCATE with what fits kept at that rank, the group in step after. */
+static void scatters(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[8 * 5000], r[5000];
+    IN_C(30, name, {
+        for (int it = 0; it < 30; it++) {
+            int root = it % size, m = it % 2 ? (it * 13) % 12 : (it * 37) % (8192 / size / 4 + 1) * 4;
+            if (rank == root)
+                for (int j = 0; j < size; j++)
+                    for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
+            memset(r, 0, sizeof r);
+            if (rank == root && it % 3 == 0) {
+                OK(MPI_Scatter(s, m, MPI_BYTE, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm));
+                checkb(name, "Scatter in place", s + rank * m, m, rank, it);
+            } else if (it % 4 == 1) {
+                OK(MPI_Scatter_c(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+                checkb(name, "Scatter_c", r, m, rank, it);
+            } else if (m % 4 == 0) {
+                OK(MPI_Scatter(s, m / 4, MPI_INT, r, m / 4, MPI_INT, root, comm));
+                checkb(name, "Scatter of ints", r, m, rank, it);
+            } else {
+                OK(MPI_Scatter(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+                checkb(name, "Scatter", r, m, rank, it);
+            }
+        }
+    });
+    /* Beyond the region's limit the root takes the schedules; the others find it far. */
+    for (int it = 0; it < 6; it++) {
+        int root = it % size, m = it % 2 ? 16 : 5000;
+        if (rank == root)
+            for (int j = 0; j < size; j++)
+                for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
+        memset(r, 0, sizeof r);
+        OK(MPI_Scatter(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+        checkb(name, "long Scatter", r, m, rank, it);
+    }
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int wants[2] = {8, 24}, cls;
+    for (int c = 0; c < 2; c++) {
+        for (int j = 0; j < size; j++)
+            for (int i = 0; i < 16; i++) s[j * 16 + i] = gval(j, c, i);
+        memset(r, 0, sizeof r);
+        int want = rank == 1 ? wants[c] : 16;
+        int rc = MPI_Scatter(s, 16, MPI_BYTE, r, want, MPI_BYTE, 0, comm);
+        MPI_Error_class(rc, &cls);
+        if (rank == 1 && cway) {
+            CHECK(cls == (wants[c] < 16 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT), "%s: Scatter, rank 1 wants %d: class %d",
+                  name, wants[c], cls);
+            checkb(name, "mismatched Scatter", r, wants[c] < 16 ? wants[c] : 16, 1, c);
+        } else if (rank != 1) {
+            CHECK(cls == MPI_SUCCESS, "%s: Scatter, rank %d's class %d", name, rank, cls);
+        }
+        int64_t a = 1, t = 0;
+        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Scatter: %lld", name, (long long)t);
+    }
+}
+
 /* rval is element i of rank q's contribution to Reduce it: small, so that sums and
  * products of doubles are exact. */
 static int64_t rval(int q, int it, int i) { return (q * 7 + it * 3 + i * 11) % 5 + 1; }
@@ -643,6 +710,7 @@ static void all(MPI_Comm comm, const char *name) {
     empties(comm, name);
     gathers(comm, name);
     gather_errors(comm, name);
+    scatters(comm, name);
     reduces(comm, name);
 }
 

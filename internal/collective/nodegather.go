@@ -111,6 +111,11 @@ func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.P
 // receive buffer (erroneous) is reported as the schedules report it, what fits of it
 // kept.
 func nodeScatterEntry(c *comm, op string, send, recv *Vec, root int) (done bool, err error) {
+	if c.node.joined {
+		// The C library's Scatter took this call's op and found the root's far.
+		c.node.joined = false
+		return false, nil
+	}
 	g, done, err := c.gatherGroup(op, KScatter, root, recv)
 	if g == nil {
 		return done, err

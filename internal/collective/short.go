@@ -36,8 +36,8 @@ type Short struct {
 	Bcast, Reduce int
 	// Gather is the longest block of an Allgather that goes through the region (its
 	// inline lines and slots; a Gather's blocks go through the cells up to
-	// Geo.GatherInline).
-	Gather int
+	// Geo.GatherInline). Scatter is the longest root's buffer of a Scatter that does.
+	Gather, Scatter int
 }
 
 // ShortOf reports cc's Short once its node region is in use, and false while it is
@@ -60,7 +60,8 @@ func ShortOf(cc *core.Comm) (Short, bool) {
 	}
 	r := int(min(n.lim.reduce, int64(geo.ReduceInline)))
 	a := int(min(n.lim.gather, int64(geo.Slot)))
-	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r, Gather: a}, true
+	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r, Gather: a,
+		Scatter: min(a, int(scatterMax()))}, true
 }
 
 // node is cc's group, for the Short* halves: the C code took the op on it, so it is on.
@@ -116,10 +117,10 @@ func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
 	return core.MapErr(op, recvOne(of(cc), dst, n, j))
 }
 
-// ShortAllgatherJoin says that code outside Go (the C library's Allgather) took this
-// rank's op of an Allgather and found a rank that took the schedules' way: the call's
-// Go half, which it calls next, runs the schedules without taking an op.
-func ShortAllgatherJoin(cc *core.Comm) { of(cc).node.joined = true }
+// ShortJoin says that code outside Go (the C library's Allgather or Scatter) took this
+// rank's op of the call and found a rank that took the schedules' way: the call's Go
+// half, which it calls next, runs the schedules without taking an op.
+func ShortJoin(cc *core.Comm) { of(cc).node.joined = true }
 
 // ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where
 // the collector's block has want, as the Go way reports it.
