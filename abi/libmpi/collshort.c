@@ -843,17 +843,18 @@ static inline __attribute__((always_inline)) int short_scatter(const void *sbuf,
     int64_t total = 0, block = 0, want = 0;
     if (me == root) {
         int64_t ssz = dt_size(sdt);
-        if (ssz < 0 || scount < 0) return -1;
+        if (ssz < 0 || scount < 0 || scount > d->scatter_max) return -1;
         block = scount * ssz;
         total = block * d->size;
         if (total > d->scatter_max || (total > 0 && sbuf == NULL) || sbuf == rbuf) return -1;
         if (rbuf != MPI_IN_PLACE) {
             int64_t rsz = dt_size(rdt);
-            if (rsz < 0 || rcount < 0 || rcount * rsz != block || (block > 0 && rbuf == NULL)) return -1;
+            if (rsz < 0 || rcount < 0 || rcount > block || rcount * rsz != block || (block > 0 && rbuf == NULL)) return -1;
         }
     } else {
         int64_t rsz = dt_size(rdt);
-        if (rsz < 0 || rcount < 0 || rbuf == MPI_IN_PLACE) return -1;
+        /* A count past the region's limit is not one a root's buffer here can serve. */
+        if (rsz < 0 || rcount < 0 || rcount > d->scatter_max || rbuf == MPI_IN_PLACE) return -1;
         want = rcount * rsz;
         if (want > 0 && rbuf == NULL) return -1;
     }

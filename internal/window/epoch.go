@@ -5,10 +5,11 @@ import (
 	"unsafe"
 )
 
-// A rank's epochs on a window live in words at the end of its control block: in the
-// node's region when the window has one (outside Go's heap, where the C face's short
+// A rank's epochs on a window live in words at the end of its control block: in
+// memory the node's ranks map when the window is shared (its region, or a created
+// window's arena blocks: mapCreated), outside Go's heap, where the C face's short
 // ways may read and write them: abi/libmpi/winshort.c runs fence and PSCW there on a
-// window whose every target is direct), else in this process's Go memory. Only this
+// window whose every target is direct; else in this process's Go memory. Only this
 // rank reads and writes its own; the program serialises a window's epoch calls (MPI's
 // rule for threads), and the flags are atomic because the operations that check them
 // may run on other threads.
@@ -70,8 +71,8 @@ func (w *Win) exposure() []int32 { return w.exposureL[:w.ep.nExposure] }
 
 // Epoch is where w's epoch state lies, for the C face's short ways, which read and
 // write it as the calls above do: each a pointer to its first word, the per-target
-// ones of Size entries. ok is false where it lies in Go's memory (no region), which
-// C must not hold.
+// ones of Size entries. ok is false where it lies in Go's memory (a window that is
+// not shared), which C must not hold.
 type Epoch struct {
 	Head                    unsafe.Pointer // epochHead
 	Locks, AccessTo         unsafe.Pointer // int32s
@@ -86,7 +87,7 @@ type Epoch struct {
 }
 
 // EpochState reports w's Epoch when its words and its direct targets' PSCW counters
-// lie in the node's region (nil counters for targets that are not direct).
+// lie in memory the node's ranks map (nil counters for targets that are not direct).
 func (w *Win) EpochState() (Epoch, bool) {
 	if !w.shared || w.freed.Load() {
 		return Epoch{}, false

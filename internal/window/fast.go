@@ -270,7 +270,7 @@ func (w *Win) FlushDirect(t int) bool {
 
 // DirectTarget returns target t's memory, mapped here, and displacement unit when t is
 // direct, and its accumulate lock word when the control block lies in node shared
-// memory (nil where it is this process's Go memory, a window not in a region).
+// memory (nil where it is this process's Go memory, a window that is not shared).
 func (w *Win) DirectTarget(t int) (mem []byte, dispUnit int, acc *uint32, ok bool) {
 	if uint(t) >= uint(len(w.peers)) || w.freed.Load() || !w.peers[t].direct {
 		return nil, 0, nil, false
