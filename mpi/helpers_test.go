@@ -41,8 +41,14 @@ func eachTransport(t *testing.T, f func(t *testing.T, tr mpitest.Transport)) {
 // jobEach is job over each transport.
 func jobEach(t *testing.T, n int, body func(t *testing.T, rank, size int)) {
 	t.Helper()
+	jobEachSet(t, n, nil, body)
+}
+
+// jobEachSet is jobEach with settings (as mpigo run --set) over each transport's.
+func jobEachSet(t *testing.T, n int, settings map[string]string, body func(t *testing.T, rank, size int)) {
+	t.Helper()
 	eachTransport(t, func(t *testing.T, tr mpitest.Transport) {
-		jobWith(t, mpitest.Options{N: n, Transport: tr}, body)
+		jobWith(t, mpitest.Options{N: n, Transport: tr, Settings: settings}, body)
 	})
 }
 

@@ -14,13 +14,17 @@ import (
 
 // Nonblocking operations of more than one message: collectives (a schedule driven step
 // by step) and operations that run in a goroutine of their own. A collective's call
-// posts the first round and returns. A progress goroutine, alive while any nonblocking
-// collective is outstanding, waits on all their pending messages at once (the engine's
-// Waitany, so it sleeps through the engine's idle policy rather than spinning) and
-// advances each schedule as its messages complete. So a collective completes while its
-// caller computes, or blocks in some other call, and ranks that wait on their requests
-// in different orders cannot deadlock. Test and Wait advance the schedules too, so a
-// request found complete is reported at once.
+// posts the first round and returns. Every outstanding collective's pending messages
+// are waited on at once (the engine's Waitany, so the wait sleeps through the engine's
+// idle policy rather than spinning) by one driver at a time, which then advances each
+// schedule as its messages complete: the progress goroutine, alive while any nonblocking
+// collective is outstanding, or a Wait on one of them. So a collective completes while
+// its caller computes, or blocks in some other call, and ranks that wait on their
+// requests in different orders cannot deadlock. A Wait drives the schedules itself
+// (taking them from the progress goroutine, which gives them back at once and sleeps
+// until no Wait is left), so that the completion it waits for reaches it with no
+// handoff between goroutines. Test advances the schedules not borrowed, so a request
+// found complete is reported at once.
 
 // collOp is a nonblocking collective: until it is done, its buffers belong to MPI.
 // Records are pooled (see Pending); every field but gen and box is guarded by
@@ -56,12 +60,20 @@ var nbColl struct {
 	ops     []*collOp
 	free    []*collOp // records to reuse
 	running bool      // the progress goroutine is alive
-	// wake is broadcast when a collective completes while sleepers > 0: the Waits
-	// asleep on nbColl.mu, each of which then looks at its own record again.
+	// driver is who has borrowed the outstanding collectives' pending requests and
+	// waits on them in the engine: nobody, the progress goroutine, or a Wait. steal
+	// asks the progress goroutine's wait to end (a Wait wants to drive).
+	driver driverKind
+	steal  atomic.Bool
+	// wake is broadcast when a collective completes, or the driving is given up,
+	// while someone sleeps on it (wakeSleepers): the Waits asleep on nbColl.mu, each
+	// of which then looks at its own record again, and the progress goroutine while
+	// it leaves the driving to them.
 	wake     sync.Cond
-	sleepers int
-	// The progress goroutine's lists, kept from one of its lives to the next (a
-	// life begins when a collective is started with none outstanding).
+	sleepers int  // asleep on wake, the progress goroutine included
+	waiters  int  // Waits on a collective not yet done
+	loopIdle bool // the progress goroutine sleeps on wake until waiters is 0
+	// The driver's lists, kept from one drive to the next.
 	loop struct {
 		qs    []p2p.Request
 		backs []lent
@@ -147,9 +159,7 @@ func progressColl() {
 				if x.ch != nil {
 					close(x.ch)
 				}
-				if nbColl.sleepers > 0 {
-					nbColl.wake.Broadcast()
-				}
+				wakeSleepers()
 				core.NoteDone()
 				if x.freed {
 					x.recycle()
@@ -197,49 +207,104 @@ type lent struct {
 	i int
 }
 
-// progressLoop is the progress goroutine: it borrows the pending requests of every
-// outstanding schedule, waits until one completes, gives them back and advances the
-// schedules, until none is left.
+// driverKind says who drives the outstanding collectives.
+type driverKind uint8
+
+const (
+	noDriver driverKind = iota
+	loopDriver
+	waitDriver
+)
+
+// progressLoop is the progress goroutine: it drives the outstanding collectives,
+// leaving the driving to the Waits while there are any, until none is left.
 func progressLoop() {
+	for progressTurn() {
+	}
+}
+
+// progressTurn is one step of the progress goroutine's life: it advances the
+// schedules and, unless a Wait drives them, waits on their messages once. It reports
+// false, the life over, when no collective is outstanding.
+func progressTurn() bool {
 	nbColl.mu.Lock()
-	qs, backs, mine := nbColl.loop.qs, nbColl.loop.backs, nbColl.loop.mine
+	defer nbColl.mu.Unlock()
+	progressColl()
+	switch {
+	case len(nbColl.ops) == 0:
+		nbColl.running = false
+		return false
+	case nbColl.driver != noDriver || nbColl.waiters > 0:
+		nbColl.loopIdle = true
+		nbColl.sleepers++
+		nbColl.wake.Wait()
+		nbColl.sleepers--
+		nbColl.loopIdle = false
+	default:
+		drive(loopDriver, nil)
+	}
+	return true
+}
+
+// drive borrows the pending requests of every outstanding schedule, waits (nbColl.mu
+// released) until one completes, gives them back and advances the schedules; nbColl.mu
+// is held, and no one else drives. The progress goroutine's wait ends early when a Wait
+// asks to steal it; a Wait's, when its context c ends (then it returns c's error).
+func drive(who driverKind, c context.Context) error {
+	nbColl.driver = who
+	l := &nbColl.loop
+	qs, backs, mine := l.qs[:0], l.backs[:0], l.mine[:0]
+	for _, y := range nbColl.ops {
+		y.out = true
+		mine = append(mine, y)
+		for i, q := range y.s.Pending() {
+			qs = append(qs, core.EngineReq(q))
+			backs = append(backs, lent{y, i})
+		}
+	}
 	nbColl.mu.Unlock()
-	for {
-		nbColl.mu.Lock()
-		progressColl()
-		if len(nbColl.ops) == 0 {
-			clear(mine)
-			nbColl.loop.qs, nbColl.loop.backs, nbColl.loop.mine = qs[:0], backs[:0], mine[:0]
-			nbColl.running = false
-			nbColl.mu.Unlock()
-			return
-		}
-		qs, backs, mine = qs[:0], backs[:0], mine[:0]
-		for _, y := range nbColl.ops {
-			y.out = true
-			mine = append(mine, y)
-			for i, q := range y.s.Pending() {
-				qs = append(qs, core.EngineReq(q))
-				backs = append(backs, lent{y, i})
-			}
-		}
-		nbColl.mu.Unlock()
-		done, st, err := -1, p2p.Status{}, error(nil)
-		if len(qs) > 0 {
-			done, st, err = eng().Waitany(qs)
-		} else {
-			yield.Gosched()
-		}
-		nbColl.mu.Lock()
-		for k, b := range backs {
-			// Completed here: the schedule's Test finds it null, or marked when it
-			// failed or its receive was truncated or short (core.GiveBack).
-			core.GiveBack(&b.x.s.Pending()[b.i], qs[k], k == done, st, err)
-		}
-		for _, y := range mine {
-			y.out = false
-		}
-		nbColl.mu.Unlock()
+	done, st, err := -1, p2p.Status{}, error(nil)
+	var stop *atomic.Bool
+	if who == loopDriver {
+		stop = &nbColl.steal
+	}
+	switch {
+	case len(qs) > 0:
+		done, st, err = eng().WaitanyUntil(c, stop, qs)
+	default:
+		yield.Gosched()
+	}
+	nbColl.mu.Lock()
+	for k, b := range backs {
+		// Completed here: the schedule's Test finds it null, or marked when it
+		// failed or its receive was truncated or short (core.GiveBack).
+		core.GiveBack(&b.x.s.Pending()[b.i], qs[k], k == done, st, err)
+	}
+	for _, y := range mine {
+		y.out = false
+	}
+	clear(mine)
+	l.qs, l.backs, l.mine = qs[:0], backs[:0], mine[:0]
+	nbColl.driver = noDriver
+	nbColl.steal.Store(false)
+	progressColl()
+	wakeSleepers() // the next driver, if any, takes over
+	if done < 0 && err != nil && c != nil && c.Err() != nil {
+		return c.Err()
+	}
+	return nil
+}
+
+// wakeSleepers wakes those asleep on nbColl.wake (nbColl.mu held): every Wait, and the
+// progress goroutine only once no Wait is left to drive, so that a Wait that drives
+// does not wake it for nothing.
+func wakeSleepers() {
+	n := nbColl.sleepers
+	if nbColl.loopIdle {
+		n--
+	}
+	if n > 0 || (nbColl.loopIdle && nbColl.waiters == 0) {
+		nbColl.wake.Broadcast()
 	}
 }
 
@@ -313,20 +378,10 @@ func (x *collOp) WaitGen(ctx context.Context, gen uint32) error {
 	}
 	progressColl()
 	w := idle.NewWatch(ctx, collBell{})
-	if !x.done {
-		for !x.done && x.gen.Load() == gen {
-			// Armed and looked at under nbColl.mu, which collBell.Ring takes: a
-			// context that ends after the look wakes the Wait below.
-			w.Arm()
-			if w.Ended() {
-				nbColl.mu.Unlock()
-				w.Stop()
-				return ctx.Err()
-			}
-			nbColl.sleepers++
-			nbColl.wake.Wait()
-			nbColl.sleepers--
-		}
+	if err := waitDone(x, gen, &w, ctx); err != nil {
+		nbColl.mu.Unlock()
+		w.Stop()
+		return err
 	}
 	var name string
 	var err error
@@ -336,6 +391,43 @@ func (x *collOp) WaitGen(ctx context.Context, gen uint32) error {
 	nbColl.mu.Unlock()
 	w.Stop() // not under nbColl.mu, which collBell.Ring takes
 	return core.MapErr(name, err)
+}
+
+// waitDone waits until x, at generation gen, is done (nbColl.mu held), driving the
+// schedules whenever no one else does, or until w's context ends (its error).
+func waitDone(x *collOp, gen uint32, w *idle.Watch, ctx context.Context) error {
+	if x.done {
+		return nil
+	}
+	nbColl.waiters++
+	defer func() {
+		nbColl.waiters--
+		wakeSleepers()
+	}()
+	for !x.done && x.gen.Load() == gen {
+		// Armed and looked at under nbColl.mu, which collBell.Ring takes: a
+		// context that ends after the look wakes the Wait below.
+		w.Arm()
+		if w.Ended() {
+			return ctx.Err()
+		}
+		switch nbColl.driver {
+		case noDriver:
+			if err := drive(waitDriver, ctx); err != nil {
+				return err
+			}
+			continue
+		case loopDriver:
+			if !nbColl.steal.Load() {
+				nbColl.steal.Store(true) // the loop gives the driving up at once
+				eng().Doorbell().Ring()
+			}
+		}
+		nbColl.sleepers++
+		nbColl.wake.Wait()
+		nbColl.sleepers--
+	}
+	return nil
 }
 
 // collBell wakes the waits asleep on nbColl.wake: a context's end rings it.

@@ -3,6 +3,7 @@ package p2p
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/mpigo/mpigo/internal/idle"
@@ -284,6 +285,13 @@ func (e *Engine) Waitany(qs []Request) (int, Status, error) { return e.WaitanyCt
 
 // WaitanyCtx is Waitany that gives up when c is done (the requests stay pending).
 func (e *Engine) WaitanyCtx(c context.Context, qs []Request) (int, Status, error) {
+	return e.WaitanyUntil(c, nil, qs)
+}
+
+// WaitanyUntil is WaitanyCtx that also returns, with index -1 and no error, once stop
+// (if not nil) is set: whoever sets it rings the engine's Doorbell after, so that a
+// sleeping wait looks again.
+func (e *Engine) WaitanyUntil(c context.Context, stop *atomic.Bool, qs []Request) (int, Status, error) {
 	var wv idle.Watch
 	cw := e.watch(c, &wv)
 	defer cw.Stop()
@@ -302,7 +310,7 @@ func (e *Engine) WaitanyCtx(c context.Context, qs []Request) (int, Status, error
 				}
 			}
 		}
-		return !seen
+		return !seen || (stop != nil && stop.Load())
 	}
 	if err := e.block(cw, nil, any); err != nil {
 		return -1, Status{}, err
