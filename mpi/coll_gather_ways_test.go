@@ -267,6 +267,55 @@ func TestScatterWays(t *testing.T) {
 	})
 }
 
+// TestAlltoallWays: blocking Alltoalls on every way they take (the node region's
+// inline lines and slots, the schedules past coll_shm_alltoall_max, set to 1 KiB
+// here, and with the region off, TCP): of 0 to 500 bytes a block, in place every
+// third, mixed with Allgathers on the same region; typed ones (a strided receive)
+// take the same ways. At 2, 3 and 4 ranks; every block checked.
+func TestAlltoallWays(t *testing.T) {
+	eachWay(t, "coll_shm_alltoall_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			m := (it * 37) % 500
+			var send []byte
+			for j := 0; j < size; j++ {
+				send = append(send, gblock(rank*size+j, it, m)...)
+			}
+			recv := make([]byte, size*m)
+			if it%3 == 0 {
+				copy(recv, send)
+				must(t, mpi.Alltoall(w, mpi.InPlace[byte](), recv))
+			} else {
+				must(t, mpi.Alltoall(w, send, recv))
+			}
+			for j := 0; j < size; j++ {
+				checkGathered(t, fmt.Sprintf("Alltoall from rank %d", j), it, j*size+rank, recv[j*m:(j+1)*m])
+			}
+			got := make([]byte, size*8)
+			must(t, mpi.Allgather(w, gblock(rank, it, 8), got))
+			for j := 0; j < size; j++ {
+				checkGathered(t, "Allgather between Alltoalls", it, j, got[8*j:8*j+8])
+			}
+		}
+		// Typed: each block's two int64s to the first and third of three.
+		every2, err := mpi.TypeVector(2, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, every2.Commit())
+		send := make([]int64, 2*size)
+		for i := range send {
+			send[i] = int64(rank*1000 + i)
+		}
+		recv := make([]int64, 3*size)
+		must(t, mpi.AlltoallBuf(w, mpi.Typed(send, len(send), mpi.Int64), mpi.Typed(recv, size, every2)))
+		for j := 0; j < size; j++ {
+			b := recv[3*j : 3*j+3]
+			if b[0] != int64(j*1000+2*rank) || b[1] != 0 || b[2] != int64(j*1000+2*rank+1) {
+				t.Fatalf("typed Alltoall: block %d is %v, want [%d 0 %d]", j, b, j*1000+2*rank, j*1000+2*rank+1)
+			}
+		}
+	})
+}
+
 // eachWay runs body as jobs of 2, 3 and 4 ranks on every way of pathsShmSchedTCP, with
 // setting key set to value beside the way's own settings.
 func eachWay(t *testing.T, key, value string, body func(t *testing.T, rank, size int)) {

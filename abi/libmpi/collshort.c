@@ -496,6 +496,43 @@ static inline int bank_block(const mpigo_coll *d, int cc, MPI_Comm comm, int j, 
     return MPI_SUCCESS;
 }
 
+/* bank_start opens the call's record and puts this rank's n bytes from src (bank_put):
+ * 0, -1 where the record declines the call (the Go way), or the Go half's error code. */
+static inline int bank_start(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, mpigo_rec *rec,
+                             uint64_t *sp) {
+    if (!mpigo_rec_open(rec)) return -1;
+    return bank_put(d, cc, comm, src, n, sp);
+}
+
+/* bank_seen is what the blocks an Allgather's or Alltoall's rank took showed: a rank
+ * that went by the schedules (far), and the first block whose length differs from the
+ * receiving one (bad: its rank, badn its length, badw the receiver's). */
+typedef struct {
+    int far, bad;
+    int64_t badn, badw;
+} bank_seen;
+
+static inline void seen_len(bank_seen *t, int j, int64_t n, int64_t want) {
+    if (t->bad < 0 && n != want) t->bad = j, t->badn = n, t->badw = want;
+}
+
+/* bank_end ends an Allgather's or Alltoall's op that took every block (t): where a
+ * rank went by the schedules (its counts differ, erroneous, and its block is too long
+ * for the region), the Go half joins them without an op (-1); a length that differs is
+ * the call's error; else flow bytes went to the others and n are counted. */
+static inline int bank_end(mpigo_coll *d, int cc, MPI_Comm comm, mpigo_rec *rec, const bank_seen *t, int64_t flow,
+                           int64_t n) {
+    if (t->far) {
+        mpigo_coll_join((uintptr_t)comm);
+        return -1;
+    }
+    if (t->bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, t->bad, t->badn, t->badw);
+    d->own->flow_bytes += (uint64_t)flow;
+    d->own->flow_ops++;
+    counted(rec, cc & ~MPIGO_CC_LARGE, n);
+    return MPI_SUCCESS;
+}
+
 /* dt_size is a predefined datatype's size, or -1 (not one this file takes). */
 static inline int64_t dt_size(MPI_Datatype dt) {
     uintptr_t i = (uintptr_t)dt - 0x200;
@@ -787,13 +824,10 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         if (ssz < 0 || scount < 0 || n > d->gather_max || (n > 0 && sbuf == NULL)) return -1;
     }
     mpigo_rec rec;
-    if (!mpigo_rec_open(&rec)) return -1;
-    mpigo_own *o = d->own;
     uint64_t s;
-    int rc = bank_put(d, cc, comm, src, n, &s);
+    int rc = bank_start(d, cc, comm, src, n, &rec, &s);
     if (rc != 0) return rc;
-    int bad = -1, far = 0;
-    int64_t badn = 0, badw = 0;
+    bank_seen t = {0, -1, 0, 0};
     for (int j = 0; j < d->size; j++) {
         char *dst = BLOCK_AT(j);
         int64_t m = BLOCK_LEN(j);
@@ -803,28 +837,17 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         }
         const char *b;
         int64_t nj;
-        int rc = bank_block(d, cc, comm, j, s, &b, &nj);
-        if (rc != 0) return rc;
+        if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
         if (b == NULL) {
-            far = 1;
+            t.far = 1;
             continue;
         }
         if (nj > 0 && m > 0) memcpy(dst, b, (size_t)(nj < m ? nj : m));
-        if (bad < 0 && nj != m) bad = j, badn = nj, badw = m;
+        seen_len(&t, j, nj, m);
     }
 #undef BLOCK_LEN
 #undef BLOCK_AT
-    if (far) {
-        /* A rank's counts differ (erroneous) and its block is too long for the region:
-         * it took the schedules, which the Go half joins, without an op. */
-        mpigo_coll_join((uintptr_t)comm);
-        return -1;
-    }
-    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw);
-    o->flow_bytes += (uint64_t)n;
-    o->flow_ops++;
-    counted(&rec, cc & ~MPIGO_CC_LARGE, n);
-    return MPI_SUCCESS;
+    return bank_end(d, cc, comm, &rec, &t, n, n);
 }
 
 /* short_scatter is MPI_Scatter here (MPI_Scatter_c with big), or -1: the Go way. It is
@@ -885,6 +908,69 @@ static inline __attribute__((always_inline)) int short_scatter(const void *sbuf,
     if (m != want) return mpigo_coll_block_err(cc, (uintptr_t)comm, root, m, want);
     counted(&rec, MPIGO_CC_SCATTER, want);
     return MPI_SUCCESS;
+}
+
+/* short_alltoall is MPI_Alltoall here (MPI_Alltoall_c with big), or -1: the Go way. It
+ * is the Go way's op on the region (collective's nodeAlltoallEntry, shmcoll's Put and
+ * TakePart): every rank puts its whole send buffer (at most alltoall_max bytes, else
+ * it goes to Go, which puts its length alone, far) and copies its part of every other
+ * rank's out; a rank that finds another's far joins the schedules in Go. Any argument
+ * Go would refuse takes the Go way before the op. */
+static inline __attribute__((always_inline)) int short_alltoall(const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                                void *rbuf, int64_t rcount, MPI_Datatype rdt,
+                                                                MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLTOALL | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || d->own->owed != 0) return -1;
+    int64_t rsz = dt_size(rdt);
+    if (rsz < 0 || rcount < 0 || rcount > d->alltoall_max || rbuf == NULL || sbuf == rbuf) return -1;
+    int64_t m = rcount * rsz, sm = m;
+    const char *src = (const char *)rbuf;
+    if (sbuf != MPI_IN_PLACE) {
+        int64_t ssz = dt_size(sdt);
+        if (ssz < 0 || scount < 0 || scount > d->alltoall_max || sbuf == NULL) return -1;
+        sm = scount * ssz;
+        src = (const char *)sbuf;
+    }
+    int64_t n = sm * d->size;
+    if (n > d->alltoall_max || m * d->size > d->alltoall_max) return -1;
+    mpigo_rec rec;
+    uint64_t s;
+    int rc = bank_start(d, cc, comm, src, n, &rec, &s);
+    if (rc != 0) return rc;
+    bank_seen t = {0, -1, 0, 0};
+    int me = d->rank;
+    for (int j = 0; j < d->size; j++) {
+        char *dst = (char *)rbuf + (int64_t)j * m;
+        const char *b = src;
+        int64_t part = sm;
+        if (j != me) {
+            int64_t nj;
+            if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
+            if (b == NULL) {
+                t.far = 1;
+                continue;
+            }
+            part = nj / d->size;
+        } else if (sbuf == MPI_IN_PLACE) {
+            continue;
+        }
+        if (part > 0 && m > 0) memcpy(dst, b + (int64_t)me * part, (size_t)(part < m ? part : m));
+        seen_len(&t, j, part, m);
+    }
+    return bank_end(d, cc, comm, &rec, &t, n - sm, n);
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

@@ -72,13 +72,13 @@ func PMPI_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count
 	return allreduce("Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Alltoall
-func PMPI_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoall
+func goPMPI_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
 	return alltoall("Alltoall", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Alltoall_c
-func PMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoall_c
+func goPMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
 	return alltoall("Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 

@@ -2,7 +2,8 @@
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
  * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
  * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
- * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, run
+ * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, MPI_Alltoall of at
+ * most coll_shm_alltoall_max bytes of each rank's send buffer, run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
  * mpigo_short_colls (the library's count of the calls done in C) says which way each
@@ -26,7 +27,7 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
- *   - gathers (gathers, gather_errors: see there), scatters (see there);
+ *   - gathers (gathers, gather_errors: see there), scatters and alltoalls (see there);
  *   - Reduces (reduces: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
@@ -581,6 +582,80 @@ static void scatters(MPI_Comm comm, const char *name) {
     }
 }
 
+/* alltoalls: MPI_Alltoall (and its _c form) of 0 to 8 KiB of each rank's send buffer
+ * in C (inline lines up to 56 bytes, slots beyond), in place every third time, of
+ * MPI_BYTE and MPI_INT; longer ones (every rank's length alone, far: every rank then
+ * takes the schedules, by joining them in Go) among them; and one rank's parts shorter
+ * or longer than the others' (erroneous): MPI_ERR_COUNT or MPI_ERR_TRUNCATE with what
+ * fits kept at a rank whose receive block differs from a part that came, the group in
+ * step after. Block j of rank q's send buffer is gval(q * size + j, it, ...). */
+static void alltoalls(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[8 * 5000], r[8 * 5000];
+#define FILL_A2A(m)                                                                     \
+    for (int j = 0; j < size; j++)                                                      \
+        for (int i = 0; i < (m); i++) s[j * (m) + i] = gval(rank * size + j, it, i)
+#define CHECK_A2A(what, p, m)                                                           \
+    for (int j = 0; j < size; j++) checkb(name, what, (p) + j * (m), (m), j * size + rank, it)
+    IN_C(30, name, {
+        for (int it = 0; it < 30; it++) {
+            int m = it % 2 ? (it * 13) % 12 : (it * 37) % (8192 / size / 4 + 1) * 4;
+            FILL_A2A(m);
+            memset(r, 0, sizeof r);
+            if (it % 3 == 0) {
+                memcpy(r, s, (size_t)(size * m));
+                OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall in place", r, m);
+            } else if (it % 4 == 1) {
+                OK(MPI_Alltoall_c(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall_c", r, m);
+            } else if (m % 4 == 0) {
+                OK(MPI_Alltoall(s, m / 4, MPI_INT, r, m / 4, MPI_INT, comm));
+                CHECK_A2A("Alltoall of ints", r, m);
+            } else {
+                OK(MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall", r, m);
+            }
+        }
+    });
+    /* Beyond the region's limit every rank takes the schedules: in Go, with its length
+     * alone in the region, where the rank's own buffer is too long; else by joining. */
+    for (int it = 0; it < 6; it++) {
+        int m = it % 2 ? 16 : 5000;
+        FILL_A2A(m);
+        memset(r, 0, sizeof r);
+        OK(MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+        CHECK_A2A("long Alltoall", r, m);
+    }
+#undef FILL_A2A
+#undef CHECK_A2A
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int parts[2] = {8, 24}, cls;
+    for (int c = 0; c < 2; c++) {
+        /* Rank 1 sends parts[c] bytes to each rank, the others 16, and every rank
+         * receives 16 from each. */
+        int k = rank == 1 ? parts[c] : 16;
+        for (int i = 0; i < size * k; i++) s[i] = (unsigned char)(rank * 31 + i);
+        memset(r, 0, sizeof r);
+        int rc = MPI_Alltoall(s, k, MPI_BYTE, r, 16, MPI_BYTE, comm);
+        MPI_Error_class(rc, &cls);
+        if (cway) {
+            CHECK(cls == (parts[c] < 16 ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE),
+                  "%s: Alltoall, rank 1 sends %d of 16: rank %d's class %d", name, parts[c], rank, cls);
+            int got = parts[c] < 16 ? parts[c] : 16;
+            for (int i = 0; i < got; i++)
+                CHECK(r[16 + i] == (unsigned char)(31 + rank * parts[c] + i),
+                      "%s: mismatched Alltoall: rank 1's byte %d is %d", name, i, r[16 + i]);
+        }
+        int64_t a = 1, t = 0;
+        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+        CHECK(t == size, "%s: after a mismatched Alltoall: %lld", name, (long long)t);
+    }
+}
+
 /* rval is element i of rank q's contribution to Reduce it: small, so that sums and
  * products of doubles are exact. */
 static int64_t rval(int q, int it, int i) { return (q * 7 + it * 3 + i * 11) % 5 + 1; }
@@ -711,6 +786,7 @@ static void all(MPI_Comm comm, const char *name) {
     gathers(comm, name);
     gather_errors(comm, name);
     scatters(comm, name);
+    alltoalls(comm, name);
     reduces(comm, name);
 }
 

@@ -153,8 +153,7 @@ func Alltoall(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending,
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.alltoallTyped(op, send, nil, nil, recv, nil, nil, false, nb)
 	}
-	s, err := c.sched.alltoall(c, op, send, recv, nb)
-	return finish(op, nb, s, err)
+	return c.alltoallRun(op, send, recv, nb)
 }
 
 func Alltoallv(cc *core.Comm, op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*core.Pending, error) {

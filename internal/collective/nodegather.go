@@ -29,8 +29,15 @@ var setShmScatterMax = config.Size("coll_shm_scatter_max", 8<<10,
 	"largest send buffer (bytes, every rank's part) of a blocking Scatter's root that goes through node shared memory; "+
 		"longer ones take the schedules (one message to each rank)").Same()
 
-// scatterMax is coll_shm_scatter_max, read once.
-var scatterMax = sync.OnceValue(setShmScatterMax.Get)
+var setShmAlltoallMax = config.Size("coll_shm_alltoall_max", 8<<10,
+	"largest send buffer (bytes, every rank's part) of a blocking Alltoall that goes through node shared memory; "+
+		"longer ones take the schedules (one message to each rank)").Same()
+
+// scatterMax and alltoallMax are coll_shm_scatter_max and coll_shm_alltoall_max, read once.
+var (
+	scatterMax  = sync.OnceValue(setShmScatterMax.Get)
+	alltoallMax = sync.OnceValue(setShmAlltoallMax.Get)
+)
 
 // gatherRun is a Gather or (v) a Gatherv on laid-out buffers (a typed call's
 // packed ones too, so that every rank takes the same way whatever its datatypes'
@@ -99,6 +106,91 @@ func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.P
 	}
 	sc, err := c.sched.scatter(c, op, send, recv, root, nb)
 	return finish(op, nb, sc, err)
+}
+
+// alltoallRun is an Alltoall on laid-out buffers (a typed call's packed ones too, as
+// gatherRun): blocking on the node path through the region, else the schedules. An
+// earlier Bcast's truncation found on the region's way (late) is reported after the
+// call's own work.
+func (c *comm) alltoallRun(op string, send, recv Vec, nb bool) (*core.Pending, error) {
+	var late error
+	if !nb && c.path == PathNode {
+		s := send
+		if s.InPlace {
+			s = recv
+		}
+		var done bool
+		if done, late = nodeAlltoallEntry(c, op, &s, &recv); done {
+			return nil, late
+		}
+	}
+	sc, err := c.sched.alltoall(c, op, send, recv, nb)
+	if late != nil {
+		return nil, after(late, runSched(op, sc, err))
+	}
+	return finish(op, nb, sc, err)
+}
+
+// nodeAlltoallEntry is an Alltoall on the node path, an Allgather's op in which each
+// rank takes its own part of the others' blocks: every rank puts its whole send
+// buffer (shmcoll's Put) and copies its part of every other rank's out (TakePart). A
+// rank whose buffer is longer than coll_shm_alltoall_max (or than the region takes)
+// puts its length alone (far), and every rank, finding it so, goes on to the
+// schedules (done false): past it, each rank's copy of its whole buffer into the
+// region costs more than its messages. A part that disagrees with the receive block
+// (erroneous) is reported as the schedules report it, what fits of it kept.
+func nodeAlltoallEntry(c *comm, op string, send, recv *Vec) (done bool, err error) {
+	if c.node.joined {
+		// The C library's Alltoall took this call's op and found a far rank.
+		c.node.joined = false
+		return false, nil
+	}
+	g, done, err := c.gatherGroup(op, KAlltoall, NoRoot, send)
+	if g == nil {
+		return done, err
+	}
+	far := len(send.B) > min(c.node.gatherLimit(), int(alltoallMax()))
+	s, late := g.Put(send.B, far)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	if far {
+		return false, core.MapErr(op, late)
+	}
+	m := len(recv.B) / c.size
+	sm := len(send.B) / c.size
+	var first error
+	anyFar := false
+	for j := 0; j < c.size; j++ {
+		dst := recv.B[j*m : (j+1)*m]
+		if j == c.rank {
+			own := send.B[j*sm : (j+1)*sm]
+			if !same(dst, own) {
+				copy(dst, own)
+			}
+			if first == nil && sm != m {
+				first = blockErr(op, j, sm, m)
+			}
+			continue
+		}
+		n, jfar, err := g.TakePart(j, s, c.rank, c.size, dst)
+		switch {
+		case err != nil:
+			return true, core.MapErr(op, err)
+		case jfar:
+			anyFar = true
+		case first == nil && n/c.size != m:
+			first = blockErr(op, j, n/c.size, m)
+		}
+	}
+	if anyFar {
+		return false, core.MapErr(op, late)
+	}
+	if first != nil {
+		return true, first
+	}
+	c.node.sentAll(len(send.B) - sm)
+	return true, core.MapErr(op, late)
 }
 
 // nodeScatterEntry is a Scatter on the node path, the mirror of an Allgather's: every
