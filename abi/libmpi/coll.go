@@ -50,6 +50,7 @@ var (
 	pAllgatherv = mpir.CollProc(mpir.CollAllgatherv, mpir.Blocking)
 	pScatter    = mpir.CollProc(mpir.CollScatter, mpir.Blocking)
 	pAlltoall   = mpir.CollProc(mpir.CollAlltoall, mpir.Blocking)
+	pAlltoallv  = mpir.CollProc(mpir.CollAlltoallv, mpir.Blocking)
 
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)

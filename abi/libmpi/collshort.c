@@ -451,25 +451,38 @@ static inline char *slot_of(const mpigo_coll *d, int b, int r) {
     return d->base + d->slots_off + ((int64_t)b * d->size + r) * d->slot;
 }
 
+/* bank_begin takes this rank's next op (*sp) for a block of n bytes (at most a slot:
+ * the caller's bound) that the caller writes at *dst, its inline line's or its slot of
+ * the op's bank, before bank_publish (shmcoll's PutBegin and PutEnd). 0, or the Go
+ * half's error code. */
+static inline int bank_begin(mpigo_coll *d, int cc, MPI_Comm comm, int64_t n, uint64_t *sp, char **dst) {
+    uint64_t s = ++d->own->s;
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
+    int bank = (int)(s & 1);
+    *dst = n <= MPIGO_R_REDUCE_INLINE ? (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64) + 8
+                                      : slot_of(d, bank, d->rank);
+    *sp = s;
+    return MPI_SUCCESS;
+}
+
+static inline void bank_publish(mpigo_coll *d, uint64_t s, int64_t n) {
+    int bank = (int)(s & 1);
+    if (n <= MPIGO_R_REDUCE_INLINE) raise_(d, flag(d, d->rank, MPIGO_R_INLINE + bank * 64), s << 8 | (uint64_t)n);
+    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+}
+
 /* bank_put takes this rank's next op (*sp) and puts its n bytes from src in it
  * (shmcoll's Put): in its inline line up to MPIGO_R_REDUCE_INLINE, else in its slot of
  * the op's bank (at most a slot: the caller's bound), then its length and arrival. 0,
  * or the Go half's error code. */
 static inline int bank_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, uint64_t *sp) {
-    uint64_t s = ++d->own->s;
-    int rc = bank_free(d, cc, comm, s);
+    char *dst;
+    int rc = bank_begin(d, cc, comm, n, sp, &dst);
     if (rc != 0) return rc;
-    int bank = (int)(s & 1);
-    if (n <= MPIGO_R_REDUCE_INLINE) {
-        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
-        if (n > 0) memcpy(mine + 8, src, (size_t)n);
-        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
-    } else {
-        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
-    }
-    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
-    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-    *sp = s;
+    if (n > 0) memcpy(dst, src, (size_t)n);
+    bank_publish(d, *sp, n);
     return MPI_SUCCESS;
 }
 
@@ -959,6 +972,107 @@ static inline __attribute__((always_inline)) int short_alltoall(const void *sbuf
         seen_len(&t, j, part, m);
     }
     return bank_end(d, cc, comm, &rec, &t, n - sm, n);
+}
+
+/* MPIGO_V_END is the bytes of an entry of an Alltoallv block's table: where a rank's
+ * part ends (collective's vEnd). */
+#define MPIGO_V_END 4
+
+/* short_alltoallv is MPI_Alltoallv here (MPI_Alltoallv_c with big), or -1: the Go way.
+ * It is the Go way's op on the region (collective's nodeAlltoallvEntry): every rank
+ * puts one block, a table of where each rank's part ends (uint32, native order) and
+ * the parts after it in rank order (parts of at most alltoall_max bytes in all, and
+ * the block within gather_max, else it goes to Go, which puts its length alone, far), waits for every other rank's, and only then
+ * copies its part of each out; a rank that finds another's far joins the schedules in
+ * Go, its receive buffer untouched (an in-place call's parts are read from it). Any
+ * argument Go would refuse takes the Go way before the op. */
+static inline __attribute__((always_inline)) int short_alltoallv(const void *sbuf, const void *scounts,
+                                                                 const void *sdispls, MPI_Datatype sdt, void *rbuf,
+                                                                 const void *rcounts, const void *rdispls,
+                                                                 MPI_Datatype rdt, MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLTOALLV | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || d->own->owed != 0) return -1;
+    int64_t rsz = dt_size(rdt), ssz = rsz;
+    if (rsz < 0 || rbuf == NULL || sbuf == rbuf || rcounts == NULL || rdispls == NULL) return -1;
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (in_place) {
+        sbuf = rbuf, scounts = rcounts, sdispls = rdispls;
+    } else {
+        ssz = dt_size(sdt);
+        if (ssz < 0 || sbuf == NULL || scounts == NULL || sdispls == NULL) return -1;
+    }
+    const int size = d->size, me = d->rank;
+    int64_t data = 0;
+    for (int j = 0; j < size; j++) {
+        int64_t k = count_at(scounts, j, big), r = count_at(rcounts, j, big);
+        if (k < 0 || r < 0 || k > d->alltoall_max || r > d->alltoall_max || displ_at(sdispls, j, big) < 0 ||
+            displ_at(rdispls, j, big) < 0)
+            return -1;
+        data += k * ssz;
+    }
+    int64_t n = MPIGO_V_END * size + data;
+    if (data > d->alltoall_max || n > d->gather_max) return -1;
+#define SPART(j) ((const char *)sbuf + displ_at(sdispls, j, big) * ssz)
+    mpigo_rec rec;
+    if (!mpigo_rec_open(&rec)) return -1;
+    uint64_t s;
+    char *img;
+    int rc = bank_begin(d, cc, comm, n, &s, &img);
+    if (rc != 0) return rc;
+    uint32_t end = 0;
+    for (int j = 0; j < size; j++) {
+        int64_t k = count_at(scounts, j, big) * ssz;
+        if (k > 0) memcpy(img + MPIGO_V_END * size + end, SPART(j), (size_t)k);
+        end += (uint32_t)k;
+        memcpy(img + MPIGO_V_END * j, &end, sizeof end);
+    }
+    bank_publish(d, s, n);
+    bank_seen t = {0, -1, 0, 0};
+    for (int j = 0; j < size; j++) {
+        const char *b;
+        int64_t nj;
+        if (j == me) continue;
+        if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
+        if (b == NULL) t.far = 1;
+    }
+    if (t.far) return bank_end(d, cc, comm, &rec, &t, 0, 0);
+    for (int j = 0; j < size; j++) {
+        char *dst = (char *)rbuf + displ_at(rdispls, j, big) * rsz;
+        int64_t m = count_at(rcounts, j, big) * rsz, part;
+        const char *p;
+        if (j == me) {
+            p = SPART(j), part = count_at(scounts, j, big) * ssz;
+        } else {
+            int64_t nj;
+            bank_block(d, cc, comm, j, s, &p, &nj); /* arrived */
+            uint32_t at = 0, to;
+            if (me > 0) memcpy(&at, p + MPIGO_V_END * (me - 1), sizeof at);
+            memcpy(&to, p + MPIGO_V_END * me, sizeof to);
+            p += MPIGO_V_END * size + at, part = (int64_t)to - at;
+        }
+        if (part > 0 && m > 0 && p != dst) memcpy(dst, p, (size_t)(part < m ? part : m));
+        seen_len(&t, j, part, m);
+    }
+#undef SPART
+    return bank_end(d, cc, comm, &rec, &t, n - MPIGO_V_END * size, n);
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 0);
+    return rc >= 0 ? rc
+                   : goPMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                      comm);
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                        recvtype, comm);
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

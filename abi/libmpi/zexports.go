@@ -92,13 +92,13 @@ func PMPI_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uint
 	return alltoall("Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Alltoallv
-func PMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoallv
+func goPMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return alltoallv("Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Alltoallv_c
-func PMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoallv_c
+func goPMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return alltoallv("Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
 }
 

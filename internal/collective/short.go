@@ -37,7 +37,7 @@ type Short struct {
 	// Gather is the longest block of an Allgather that goes through the region (its
 	// inline lines and slots; a Gather's blocks go through the cells up to
 	// Geo.GatherInline). Scatter is the longest root's buffer of a Scatter that does,
-	// Alltoall the longest send buffer of an Alltoall.
+	// Alltoall the longest send buffer of an Alltoall (and block of an Alltoallv).
 	Gather, Scatter, Alltoall int
 }
 
@@ -119,7 +119,7 @@ func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
 }
 
 // ShortJoin says that code outside Go (the C library's Allgather, Scatter or
-// Alltoall) took this rank's op of the call and found a rank that took the schedules'
+// Alltoall(v)) took this rank's op of the call and found a rank that took the schedules'
 // way: the call's Go half, which it calls next, runs the schedules without taking an
 // op.
 func ShortJoin(cc *core.Comm) { of(cc).node.joined = true }
