@@ -267,6 +267,119 @@ func TestScatterWays(t *testing.T) {
 	})
 }
 
+// TestAlltoallWays: blocking Alltoalls on every way they take (the node region's
+// inline lines and slots, the schedules past coll_shm_alltoall_max, set to 1 KiB
+// here, and with the region off, TCP): of 0 to 500 bytes a block, in place every
+// third, mixed with Allgathers on the same region; typed ones (a strided receive)
+// take the same ways. At 2, 3 and 4 ranks; every block checked.
+func TestAlltoallWays(t *testing.T) {
+	eachWay(t, "coll_shm_alltoall_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			m := (it * 37) % 500
+			var send []byte
+			for j := 0; j < size; j++ {
+				send = append(send, gblock(rank*size+j, it, m)...)
+			}
+			recv := make([]byte, size*m)
+			if it%3 == 0 {
+				copy(recv, send)
+				must(t, mpi.Alltoall(w, mpi.InPlace[byte](), recv))
+			} else {
+				must(t, mpi.Alltoall(w, send, recv))
+			}
+			for j := 0; j < size; j++ {
+				checkGathered(t, fmt.Sprintf("Alltoall from rank %d", j), it, j*size+rank, recv[j*m:(j+1)*m])
+			}
+			got := make([]byte, size*8)
+			must(t, mpi.Allgather(w, gblock(rank, it, 8), got))
+			for j := 0; j < size; j++ {
+				checkGathered(t, "Allgather between Alltoalls", it, j, got[8*j:8*j+8])
+			}
+		}
+		// Typed: each block's two int64s to the first and third of three.
+		every2, err := mpi.TypeVector(2, 1, 2, mpi.Int64)
+		must(t, err)
+		must(t, every2.Commit())
+		send := make([]int64, 2*size)
+		for i := range send {
+			send[i] = int64(rank*1000 + i)
+		}
+		recv := make([]int64, 3*size)
+		must(t, mpi.AlltoallBuf(w, mpi.Typed(send, len(send), mpi.Int64), mpi.Typed(recv, size, every2)))
+		for j := 0; j < size; j++ {
+			b := recv[3*j : 3*j+3]
+			if b[0] != int64(j*1000+2*rank) || b[1] != 0 || b[2] != int64(j*1000+2*rank+1) {
+				t.Fatalf("typed Alltoall: block %d is %v, want [%d 0 %d]", j, b, j*1000+2*rank, j*1000+2*rank+1)
+			}
+		}
+	})
+}
+
+// TestAlltoallvWays: blocking Alltoallvs on the ways Alltoall takes, with coll_shm_alltoall_max
+// at 1 KiB: blocks of 0 to 30 bytes (each pair's, alike both ways), laid out with gaps
+// that must stay untouched, and of 0 to 600 (past the limit: the schedules); in place
+// every third; typed ones (a strided receive) take the same ways. At 2, 3 and 4
+// ranks; every block checked.
+func TestAlltoallvWays(t *testing.T) {
+	eachWay(t, "coll_shm_alltoall_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			unit := 1 + 20*(it%5/4) // every fifth call's blocks pass the limit
+			pair := func(q, j int) int { return ((q+j)*3 + it) % 31 * unit }
+			counts, displs, at := make([]int, size), make([]int, size), 0
+			for j := range counts {
+				counts[j], displs[j] = pair(rank, j), at
+				at += counts[j] + 3
+			}
+			send, recv := make([]byte, at), make([]byte, at)
+			for j := range counts {
+				copy(send[displs[j]:], gblock(rank*size+j, it, counts[j]))
+			}
+			if it%3 == 0 {
+				copy(recv, send)
+				must(t, mpi.Alltoallv(w, mpi.InPlace[byte](), nil, nil, recv, counts, displs))
+			} else {
+				must(t, mpi.Alltoallv(w, send, counts, displs, recv, counts, displs))
+			}
+			for j := range counts {
+				checkGathered(t, fmt.Sprintf("Alltoallv from rank %d", j), it, j*size+rank, recv[displs[j]:displs[j]+counts[j]])
+				if g := recv[displs[j]+counts[j] : displs[j]+counts[j]+3]; it%3 != 0 && (g[0] != 0 || g[1] != 0 || g[2] != 0) {
+					t.Fatalf("Alltoallv %d: the gap after rank %d's block holds %v", it, j, g)
+				}
+			}
+		}
+		// Typed: each block's int64s to every other int64 of the receive buffer.
+		pair2, err := mpi.TypeResized(mpi.Int64, 0, 16)
+		must(t, err)
+		must(t, pair2.Commit())
+		counts, displs := make([]int, size), make([]int, size)
+		var send []int64
+		for j := range counts {
+			counts[j], displs[j] = j+rank+1, len(send)
+			for i := 0; i < counts[j]; i++ {
+				send = append(send, int64(rank*1000+j*10+i))
+			}
+		}
+		rcounts, rdispls, at := make([]int, size), make([]int, size), 0
+		for j := range rcounts {
+			rcounts[j], rdispls[j] = j+rank+1, at
+			at += rcounts[j]
+		}
+		recv := make([]int64, 2*at)
+		must(t, mpi.AlltoallvBuf(w, mpi.Typed(send, len(send), mpi.Int64), counts, displs,
+			mpi.Typed(recv, at, pair2), rcounts, rdispls))
+		for j := range rcounts {
+			for i := 0; i < rcounts[j]; i++ {
+				k := 2 * (rdispls[j] + i)
+				if recv[k] != int64(j*1000+rank*10+i) || recv[k+1] != 0 {
+					t.Fatalf("typed Alltoallv: rank %d's element %d is %d (next %d), want %d", j, i, recv[k], recv[k+1], j*1000+rank*10+i)
+				}
+			}
+		}
+	})
+}
+
 // eachWay runs body as jobs of 2, 3 and 4 ranks on every way of pathsShmSchedTCP, with
 // setting key set to value beside the way's own settings.
 func eachWay(t *testing.T, key, value string, body func(t *testing.T, rank, size int)) {

@@ -540,8 +540,8 @@ func TestNodeCollNoAllocs(t *testing.T) {
 	})
 }
 
-// TestNodeGatherNoAllocs: the shared-memory Gather, Gatherv (cells), Allgather and
-// Allgatherv (inline lines and slots) allocate nothing.
+// TestNodeGatherNoAllocs: the shared-memory Gather, Gatherv (cells), Allgather,
+// Allgatherv and Alltoall (inline lines and slots) allocate nothing.
 func TestNodeGatherNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items, so allocations are not counted")
@@ -559,9 +559,11 @@ func TestNodeGatherNoAllocs(t *testing.T) {
 			must(t, mpi.Allgather(w, small, recv[:12]))
 			must(t, mpi.Allgather(w, big, recv))
 			must(t, mpi.Allgatherv(w, small, recv, counts, displs))
+			must(t, mpi.Alltoall(w, recv[:12], recv[12:24]))
+			must(t, mpi.Alltoall(w, big[:3*40], recv[:3*40]))
 		})
 		if a != 0 {
-			t.Errorf("%v allocations per Gather+Gatherv+Allgather+Allgatherv, want 0", a)
+			t.Errorf("%v allocations per Gather+Gatherv+Allgather+Allgatherv+Alltoall, want 0", a)
 		}
 		must(t, mpi.Finalize())
 	})

@@ -49,6 +49,8 @@ var (
 	pAllgather  = mpir.CollProc(mpir.CollAllgather, mpir.Blocking)
 	pAllgatherv = mpir.CollProc(mpir.CollAllgatherv, mpir.Blocking)
 	pScatter    = mpir.CollProc(mpir.CollScatter, mpir.Blocking)
+	pAlltoall   = mpir.CollProc(mpir.CollAlltoall, mpir.Blocking)
+	pAlltoallv  = mpir.CollProc(mpir.CollAlltoallv, mpir.Blocking)
 
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)

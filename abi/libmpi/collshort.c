@@ -451,25 +451,38 @@ static inline char *slot_of(const mpigo_coll *d, int b, int r) {
     return d->base + d->slots_off + ((int64_t)b * d->size + r) * d->slot;
 }
 
+/* bank_begin takes this rank's next op (*sp) for a block of n bytes (at most a slot:
+ * the caller's bound) that the caller writes at *dst, its inline line's or its slot of
+ * the op's bank, before bank_publish (shmcoll's PutBegin and PutEnd). 0, or the Go
+ * half's error code. */
+static inline int bank_begin(mpigo_coll *d, int cc, MPI_Comm comm, int64_t n, uint64_t *sp, char **dst) {
+    uint64_t s = ++d->own->s;
+    int rc = bank_free(d, cc, comm, s);
+    if (rc != 0) return rc;
+    int bank = (int)(s & 1);
+    *dst = n <= MPIGO_R_REDUCE_INLINE ? (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64) + 8
+                                      : slot_of(d, bank, d->rank);
+    *sp = s;
+    return MPI_SUCCESS;
+}
+
+static inline void bank_publish(mpigo_coll *d, uint64_t s, int64_t n) {
+    int bank = (int)(s & 1);
+    if (n <= MPIGO_R_REDUCE_INLINE) raise_(d, flag(d, d->rank, MPIGO_R_INLINE + bank * 64), s << 8 | (uint64_t)n);
+    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
+    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
+}
+
 /* bank_put takes this rank's next op (*sp) and puts its n bytes from src in it
  * (shmcoll's Put): in its inline line up to MPIGO_R_REDUCE_INLINE, else in its slot of
  * the op's bank (at most a slot: the caller's bound), then its length and arrival. 0,
  * or the Go half's error code. */
 static inline int bank_put(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, uint64_t *sp) {
-    uint64_t s = ++d->own->s;
-    int rc = bank_free(d, cc, comm, s);
+    char *dst;
+    int rc = bank_begin(d, cc, comm, n, sp, &dst);
     if (rc != 0) return rc;
-    int bank = (int)(s & 1);
-    if (n <= MPIGO_R_REDUCE_INLINE) {
-        char *mine = (char *)flag(d, d->rank, MPIGO_R_INLINE + bank * 64);
-        if (n > 0) memcpy(mine + 8, src, (size_t)n);
-        raise_(d, (uint64_t *)mine, s << 8 | (uint64_t)n);
-    } else {
-        memcpy(slot_of(d, bank, d->rank), src, (size_t)n);
-    }
-    *flag(d, d->rank, MPIGO_R_LEN + 8 * bank) = (uint64_t)n;
-    raise_(d, flag(d, d->rank, MPIGO_R_ARRIVE), s);
-    *sp = s;
+    if (n > 0) memcpy(dst, src, (size_t)n);
+    bank_publish(d, *sp, n);
     return MPI_SUCCESS;
 }
 
@@ -493,6 +506,43 @@ static inline int bank_block(const mpigo_coll *d, int cc, MPI_Comm comm, int j, 
     uint64_t w = *flag(d, j, MPIGO_R_LEN + 8 * bank);
     *n = (int64_t)(w & ~MPIGO_FAR);
     *b = (w & MPIGO_FAR) ? NULL : slot_of(d, bank, j);
+    return MPI_SUCCESS;
+}
+
+/* bank_start opens the call's record and puts this rank's n bytes from src (bank_put):
+ * 0, -1 where the record declines the call (the Go way), or the Go half's error code. */
+static inline int bank_start(mpigo_coll *d, int cc, MPI_Comm comm, const void *src, int64_t n, mpigo_rec *rec,
+                             uint64_t *sp) {
+    if (!mpigo_rec_open(rec)) return -1;
+    return bank_put(d, cc, comm, src, n, sp);
+}
+
+/* bank_seen is what the blocks an Allgather's or Alltoall's rank took showed: a rank
+ * that went by the schedules (far), and the first block whose length differs from the
+ * receiving one (bad: its rank, badn its length, badw the receiver's). */
+typedef struct {
+    int far, bad;
+    int64_t badn, badw;
+} bank_seen;
+
+static inline void seen_len(bank_seen *t, int j, int64_t n, int64_t want) {
+    if (t->bad < 0 && n != want) t->bad = j, t->badn = n, t->badw = want;
+}
+
+/* bank_end ends an Allgather's or Alltoall's op that took every block (t): where a
+ * rank went by the schedules (its counts differ, erroneous, and its block is too long
+ * for the region), the Go half joins them without an op (-1); a length that differs is
+ * the call's error; else flow bytes went to the others and n are counted. */
+static inline int bank_end(mpigo_coll *d, int cc, MPI_Comm comm, mpigo_rec *rec, const bank_seen *t, int64_t flow,
+                           int64_t n) {
+    if (t->far) {
+        mpigo_coll_join((uintptr_t)comm);
+        return -1;
+    }
+    if (t->bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, t->bad, t->badn, t->badw);
+    d->own->flow_bytes += (uint64_t)flow;
+    d->own->flow_ops++;
+    counted(rec, cc & ~MPIGO_CC_LARGE, n);
     return MPI_SUCCESS;
 }
 
@@ -787,13 +837,10 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         if (ssz < 0 || scount < 0 || n > d->gather_max || (n > 0 && sbuf == NULL)) return -1;
     }
     mpigo_rec rec;
-    if (!mpigo_rec_open(&rec)) return -1;
-    mpigo_own *o = d->own;
     uint64_t s;
-    int rc = bank_put(d, cc, comm, src, n, &s);
+    int rc = bank_start(d, cc, comm, src, n, &rec, &s);
     if (rc != 0) return rc;
-    int bad = -1, far = 0;
-    int64_t badn = 0, badw = 0;
+    bank_seen t = {0, -1, 0, 0};
     for (int j = 0; j < d->size; j++) {
         char *dst = BLOCK_AT(j);
         int64_t m = BLOCK_LEN(j);
@@ -803,28 +850,17 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
         }
         const char *b;
         int64_t nj;
-        int rc = bank_block(d, cc, comm, j, s, &b, &nj);
-        if (rc != 0) return rc;
+        if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
         if (b == NULL) {
-            far = 1;
+            t.far = 1;
             continue;
         }
         if (nj > 0 && m > 0) memcpy(dst, b, (size_t)(nj < m ? nj : m));
-        if (bad < 0 && nj != m) bad = j, badn = nj, badw = m;
+        seen_len(&t, j, nj, m);
     }
 #undef BLOCK_LEN
 #undef BLOCK_AT
-    if (far) {
-        /* A rank's counts differ (erroneous) and its block is too long for the region:
-         * it took the schedules, which the Go half joins, without an op. */
-        mpigo_coll_join((uintptr_t)comm);
-        return -1;
-    }
-    if (bad >= 0) return mpigo_coll_block_err(cc, (uintptr_t)comm, bad, badn, badw);
-    o->flow_bytes += (uint64_t)n;
-    o->flow_ops++;
-    counted(&rec, cc & ~MPIGO_CC_LARGE, n);
-    return MPI_SUCCESS;
+    return bank_end(d, cc, comm, &rec, &t, n, n);
 }
 
 /* short_scatter is MPI_Scatter here (MPI_Scatter_c with big), or -1: the Go way. It is
@@ -885,6 +921,170 @@ static inline __attribute__((always_inline)) int short_scatter(const void *sbuf,
     if (m != want) return mpigo_coll_block_err(cc, (uintptr_t)comm, root, m, want);
     counted(&rec, MPIGO_CC_SCATTER, want);
     return MPI_SUCCESS;
+}
+
+/* short_alltoall is MPI_Alltoall here (MPI_Alltoall_c with big), or -1: the Go way. It
+ * is the Go way's op on the region (collective's nodeAlltoallEntry, shmcoll's Put and
+ * TakePart): every rank puts its whole send buffer (at most alltoall_max bytes, else
+ * it goes to Go, which puts its length alone, far) and copies its part of every other
+ * rank's out; a rank that finds another's far joins the schedules in Go. Any argument
+ * Go would refuse takes the Go way before the op. */
+static inline __attribute__((always_inline)) int short_alltoall(const void *sbuf, int64_t scount, MPI_Datatype sdt,
+                                                                void *rbuf, int64_t rcount, MPI_Datatype rdt,
+                                                                MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLTOALL | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || d->own->owed != 0) return -1;
+    int64_t rsz = dt_size(rdt);
+    if (rsz < 0 || rcount < 0 || rcount > d->alltoall_max || rbuf == NULL || sbuf == rbuf) return -1;
+    int64_t m = rcount * rsz, sm = m;
+    const char *src = (const char *)rbuf;
+    if (sbuf != MPI_IN_PLACE) {
+        int64_t ssz = dt_size(sdt);
+        if (ssz < 0 || scount < 0 || scount > d->alltoall_max || sbuf == NULL) return -1;
+        sm = scount * ssz;
+        src = (const char *)sbuf;
+    }
+    int64_t n = sm * d->size;
+    if (n > d->alltoall_max || m * d->size > d->alltoall_max) return -1;
+    mpigo_rec rec;
+    uint64_t s;
+    int rc = bank_start(d, cc, comm, src, n, &rec, &s);
+    if (rc != 0) return rc;
+    bank_seen t = {0, -1, 0, 0};
+    int me = d->rank;
+    for (int j = 0; j < d->size; j++) {
+        char *dst = (char *)rbuf + (int64_t)j * m;
+        const char *b = src;
+        int64_t part = sm;
+        if (j != me) {
+            int64_t nj;
+            if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
+            if (b == NULL) {
+                t.far = 1;
+                continue;
+            }
+            part = nj / d->size;
+        } else if (sbuf == MPI_IN_PLACE) {
+            continue;
+        }
+        if (part > 0 && m > 0) memcpy(dst, b + (int64_t)me * part, (size_t)(part < m ? part : m));
+        seen_len(&t, j, part, m);
+    }
+    return bank_end(d, cc, comm, &rec, &t, n - sm, n);
+}
+
+/* MPIGO_V_END is the bytes of an entry of an Alltoallv block's table: where a rank's
+ * part ends (collective's vEnd). */
+#define MPIGO_V_END 4
+
+/* short_alltoallv is MPI_Alltoallv here (MPI_Alltoallv_c with big), or -1: the Go way.
+ * It is the Go way's op on the region (collective's nodeAlltoallvEntry): every rank
+ * puts one block, a table of where each rank's part ends (uint32, native order) and
+ * the parts after it in rank order (parts of at most alltoall_max bytes in all, and
+ * the block within gather_max, else it goes to Go, which puts its length alone, far), waits for every other rank's, and only then
+ * copies its part of each out; a rank that finds another's far joins the schedules in
+ * Go, its receive buffer untouched (an in-place call's parts are read from it). Any
+ * argument Go would refuse takes the Go way before the op. */
+static inline __attribute__((always_inline)) int short_alltoallv(const void *sbuf, const void *scounts,
+                                                                 const void *sdispls, MPI_Datatype sdt, void *rbuf,
+                                                                 const void *rcounts, const void *rdispls,
+                                                                 MPI_Datatype rdt, MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLTOALLV | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || d->own->owed != 0) return -1;
+    int64_t rsz = dt_size(rdt), ssz = rsz;
+    if (rsz < 0 || rbuf == NULL || sbuf == rbuf || rcounts == NULL || rdispls == NULL) return -1;
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (in_place) {
+        sbuf = rbuf, scounts = rcounts, sdispls = rdispls;
+    } else {
+        ssz = dt_size(sdt);
+        if (ssz < 0 || sbuf == NULL || scounts == NULL || sdispls == NULL) return -1;
+    }
+    const int size = d->size, me = d->rank;
+    int64_t data = 0;
+    for (int j = 0; j < size; j++) {
+        int64_t k = count_at(scounts, j, big), r = count_at(rcounts, j, big);
+        if (k < 0 || r < 0 || k > d->alltoall_max || r > d->alltoall_max || displ_at(sdispls, j, big) < 0 ||
+            displ_at(rdispls, j, big) < 0)
+            return -1;
+        data += k * ssz;
+    }
+    int64_t n = MPIGO_V_END * size + data;
+    if (data > d->alltoall_max || n > d->gather_max) return -1;
+#define SPART(j) ((const char *)sbuf + displ_at(sdispls, j, big) * ssz)
+    mpigo_rec rec;
+    if (!mpigo_rec_open(&rec)) return -1;
+    uint64_t s;
+    char *img;
+    int rc = bank_begin(d, cc, comm, n, &s, &img);
+    if (rc != 0) return rc;
+    uint32_t end = 0;
+    for (int j = 0; j < size; j++) {
+        int64_t k = count_at(scounts, j, big) * ssz;
+        if (k > 0) memcpy(img + MPIGO_V_END * size + end, SPART(j), (size_t)k);
+        end += (uint32_t)k;
+        memcpy(img + MPIGO_V_END * j, &end, sizeof end);
+    }
+    bank_publish(d, s, n);
+    bank_seen t = {0, -1, 0, 0};
+    for (int j = 0; j < size; j++) {
+        const char *b;
+        int64_t nj;
+        if (j == me) continue;
+        if ((rc = bank_block(d, cc, comm, j, s, &b, &nj)) != 0) return rc;
+        if (b == NULL) t.far = 1;
+    }
+    if (t.far) return bank_end(d, cc, comm, &rec, &t, 0, 0);
+    for (int j = 0; j < size; j++) {
+        char *dst = (char *)rbuf + displ_at(rdispls, j, big) * rsz;
+        int64_t m = count_at(rcounts, j, big) * rsz, part;
+        const char *p;
+        if (j == me) {
+            p = SPART(j), part = count_at(scounts, j, big) * ssz;
+        } else {
+            int64_t nj;
+            bank_block(d, cc, comm, j, s, &p, &nj); /* arrived */
+            uint32_t at = 0, to;
+            if (me > 0) memcpy(&at, p + MPIGO_V_END * (me - 1), sizeof at);
+            memcpy(&to, p + MPIGO_V_END * me, sizeof to);
+            p += MPIGO_V_END * size + at, part = (int64_t)to - at;
+        }
+        if (part > 0 && m > 0 && p != dst) memcpy(dst, p, (size_t)(part < m ? part : m));
+        seen_len(&t, j, part, m);
+    }
+#undef SPART
+    return bank_end(d, cc, comm, &rec, &t, n - MPIGO_V_END * size, n);
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 0);
+    return rc >= 0 ? rc
+                   : goPMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                      comm);
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                        recvtype, comm);
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0);
+    return rc >= 0 ? rc : goPMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = short_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 1);
+    return rc >= 0 ? rc : goPMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

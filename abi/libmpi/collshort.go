@@ -53,7 +53,8 @@ func showColl(h uintptr, c *comm) {
 		ring_off: C.int64_t(s.Geo.RingOff), ring_stride: C.int64_t(s.Geo.RingStride), chunks: C.int64_t(s.Geo.Chunks),
 		bcast_max: C.int32_t(s.Bcast), reduce_max: C.int32_t(s.Reduce),
 		cells_off: C.int64_t(s.Geo.CellsOff), gather_max: C.int32_t(s.Gather), scatter_max: C.int32_t(s.Scatter),
-		slots_off: C.int64_t(s.Geo.SlotsOff), slot: C.int64_t(s.Geo.Slot),
+		alltoall_max: C.int32_t(s.Alltoall),
+		slots_off:    C.int64_t(s.Geo.SlotsOff), slot: C.int64_t(s.Geo.Slot),
 	}
 	if s.Geo.Oversub {
 		e.oversub = 1
@@ -115,10 +116,12 @@ func collOps() {
 var collOpName = [2][C.MPIGO_CC_N]string{
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
 		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce", C.MPIGO_CC_SCATTER: "Scatter"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce", C.MPIGO_CC_SCATTER: "Scatter",
+		C.MPIGO_CC_ALLTOALL: "Alltoall", C.MPIGO_CC_ALLTOALLV: "Alltoallv"},
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
 		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
-		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c", C.MPIGO_CC_SCATTER: "Scatter_c"},
+		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c", C.MPIGO_CC_SCATTER: "Scatter_c",
+		C.MPIGO_CC_ALLTOALL: "Alltoall_c", C.MPIGO_CC_ALLTOALLV: "Alltoallv_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -199,9 +202,9 @@ func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64) int32 {
 	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want)))
 }
 
-// mpigo_coll_join says that collshort.c's Allgather or Scatter on communicator ch took
-// its op and found a rank that took the schedules: the call's Go half, next, joins
-// them (collective.ShortJoin).
+// mpigo_coll_join says that collshort.c's Allgather, Scatter or Alltoall(v) on
+// communicator ch took its op and found a rank that took the schedules: the call's Go
+// half, next, joins them (collective.ShortJoin).
 //
 //export mpigo_coll_join
 func mpigo_coll_join(ch uintptr) { collective.ShortJoin(commOf(ch).c) }
@@ -215,7 +218,7 @@ func rawBytes(p unsafe.Pointer, n int64) []byte {
 }
 
 // mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather,
-// Allgatherv, Reduce and Scatter calls collshort.c did
+// Allgatherv, Reduce, Scatter, Alltoall and Alltoallv calls collshort.c did
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
@@ -242,5 +245,6 @@ var (
 
 func init() {
 	watchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
-		pAllgatherv.Call, pReduce.Call, pScatter.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
+		pAllgatherv.Call, pReduce.Call, pScatter.Call, pAlltoall.Call,
+		pAlltoallv.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
 }

@@ -72,13 +72,13 @@ func PMPI_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count
 	return allreduce("Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Alltoall
-func PMPI_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoall
+func goPMPI_Alltoall(sendbuf unsafe.Pointer, sendcount int32, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, comm uintptr) int32 {
 	return alltoall("Alltoall", sendbuf, int64(sendcount), sendtype, recvbuf, int64(recvcount), recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Alltoall_c
-func PMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoall_c
+func goPMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, comm uintptr) int32 {
 	return alltoall("Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nil, mBlock)
 }
 
@@ -92,13 +92,13 @@ func PMPI_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uint
 	return alltoall("Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Alltoallv
-func PMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoallv
+func goPMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return alltoallv("Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, false, nil, mBlock)
 }
 
-//export PMPI_Alltoallv_c
-func PMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
+//export goPMPI_Alltoallv_c
+func goPMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, sdispls unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, rdispls unsafe.Pointer, recvtype uintptr, comm uintptr) int32 {
 	return alltoallv("Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true, nil, mBlock)
 }
 

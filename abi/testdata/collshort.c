@@ -2,7 +2,8 @@
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
  * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
  * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
- * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, run
+ * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, MPI_Alltoall of at
+ * most coll_shm_alltoall_max bytes of each rank's send buffer (MPI_Alltoallv: its block), run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
  * mpigo_short_colls (the library's count of the calls done in C) says which way each
@@ -26,7 +27,7 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
- *   - gathers (gathers, gather_errors: see there), scatters (see there);
+ *   - gathers (gathers, gather_errors: see there), scatters, alltoalls and alltoallvs (see there);
  *   - Reduces (reduces: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
@@ -351,6 +352,16 @@ static void empties(MPI_Comm comm, const char *name) {
 
 static unsigned char gval(int from, int iter, int i) { return (unsigned char)(from * 29 + iter * 13 + i * 5 + 1); }
 
+/* in_step checks that every rank of comm takes part in an Allreduce after a call
+ * (named after) that failed on some: the group is in step. */
+static void in_step(MPI_Comm comm, const char *name, const char *after) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t a = 1, t = 0;
+    OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
+    CHECK(t == size, "%s: after %s: %lld", name, after, (long long)t);
+}
+
 /* checkb checks n bytes at p against gval(from, iter, ...). */
 static void checkb(const char *name, const char *what, const unsigned char *p, int n, int from, int iter) {
     for (int i = 0; i < n; i++)
@@ -492,9 +503,7 @@ static void gather_errors(MPI_Comm comm, const char *name) {
         } else {
             CHECK(cls == MPI_SUCCESS, "%s: Gather, a sender's class %d", name, cls);
         }
-        int64_t a = 1, t = 0;
-        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
-        CHECK(t == size, "%s: after a mismatched Gather: %lld", name, (long long)t);
+        in_step(comm, name, "a mismatched Gather");
     }
     /* Rank 0's blocks longer: in an inline line, in its slot, too long for the region
      * (it takes the schedules, the others find it there and join them; not on 4 ranks,
@@ -509,9 +518,7 @@ static void gather_errors(MPI_Comm comm, const char *name) {
                         : (cls == MPI_ERR_COUNT || cls == MPI_ERR_TRUNCATE || (!cway && cls == MPI_SUCCESS)),
               "%s: Allgather of other counts (%d): class %d", name, c, cls);
         OK(MPI_Barrier(comm));
-        int64_t a = 1, t = 0;
-        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
-        CHECK(t == size, "%s: after a mismatched Allgather: %lld", name, (long long)t);
+        in_step(comm, name, "a mismatched Allgather");
     }
 }
 
@@ -575,9 +582,155 @@ static void scatters(MPI_Comm comm, const char *name) {
         } else if (rank != 1) {
             CHECK(cls == MPI_SUCCESS, "%s: Scatter, rank %d's class %d", name, rank, cls);
         }
-        int64_t a = 1, t = 0;
-        OK(MPI_Allreduce(&a, &t, 1, MPI_INT64_T, MPI_SUM, comm));
-        CHECK(t == size, "%s: after a mismatched Scatter: %lld", name, (long long)t);
+        in_step(comm, name, "a mismatched Scatter");
+    }
+}
+
+/* alltoalls: MPI_Alltoall (and its _c form) of 0 to 8 KiB of each rank's send buffer
+ * in C (inline lines up to 56 bytes, slots beyond), in place every third time, of
+ * MPI_BYTE and MPI_INT; longer ones (every rank's length alone, far: every rank then
+ * takes the schedules, by joining them in Go) among them; and one rank's parts shorter
+ * or longer than the others' (erroneous): MPI_ERR_COUNT or MPI_ERR_TRUNCATE with what
+ * fits kept at a rank whose receive block differs from a part that came, the group in
+ * step after. Block j of rank q's send buffer is gval(q * size + j, it, ...). */
+static void alltoalls(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[8 * 5000], r[8 * 5000];
+#define FILL_A2A(m)                                                                     \
+    for (int j = 0; j < size; j++)                                                      \
+        for (int i = 0; i < (m); i++) s[j * (m) + i] = gval(rank * size + j, it, i)
+#define CHECK_A2A(what, p, m)                                                           \
+    for (int j = 0; j < size; j++) checkb(name, what, (p) + j * (m), (m), j * size + rank, it)
+    IN_C(30, name, {
+        for (int it = 0; it < 30; it++) {
+            int m = it % 2 ? (it * 13) % 12 : (it * 37) % (8192 / size / 4 + 1) * 4;
+            FILL_A2A(m);
+            memset(r, 0, sizeof r);
+            if (it % 3 == 0) {
+                memcpy(r, s, (size_t)(size * m));
+                OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall in place", r, m);
+            } else if (it % 4 == 1) {
+                OK(MPI_Alltoall_c(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall_c", r, m);
+            } else if (m % 4 == 0) {
+                OK(MPI_Alltoall(s, m / 4, MPI_INT, r, m / 4, MPI_INT, comm));
+                CHECK_A2A("Alltoall of ints", r, m);
+            } else {
+                OK(MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+                CHECK_A2A("Alltoall", r, m);
+            }
+        }
+    });
+    /* Beyond the region's limit every rank takes the schedules: in Go, with its length
+     * alone in the region, where the rank's own buffer is too long; else by joining. */
+    for (int it = 0; it < 6; it++) {
+        int m = it % 2 ? 16 : 5000;
+        FILL_A2A(m);
+        memset(r, 0, sizeof r);
+        OK(MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm));
+        CHECK_A2A("long Alltoall", r, m);
+    }
+#undef FILL_A2A
+#undef CHECK_A2A
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int parts[2] = {8, 24}, cls;
+    for (int c = 0; c < 2; c++) {
+        /* Rank 1 sends parts[c] bytes to each rank, the others 16, and every rank
+         * receives 16 from each. */
+        int k = rank == 1 ? parts[c] : 16;
+        for (int i = 0; i < size * k; i++) s[i] = (unsigned char)(rank * 31 + i);
+        memset(r, 0, sizeof r);
+        int rc = MPI_Alltoall(s, k, MPI_BYTE, r, 16, MPI_BYTE, comm);
+        MPI_Error_class(rc, &cls);
+        if (cway) {
+            CHECK(cls == (parts[c] < 16 ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE),
+                  "%s: Alltoall, rank 1 sends %d of 16: rank %d's class %d", name, parts[c], rank, cls);
+            int got = parts[c] < 16 ? parts[c] : 16;
+            for (int i = 0; i < got; i++)
+                CHECK(r[16 + i] == (unsigned char)(31 + rank * parts[c] + i),
+                      "%s: mismatched Alltoall: rank 1's byte %d is %d", name, i, r[16 + i]);
+        }
+        in_step(comm, name, "a mismatched Alltoall");
+    }
+}
+
+/* alltoallvs: MPI_Alltoallv (and its _c form) of blocks of 0 to 40 bytes between each
+ * pair (alike both ways), laid out with gaps that must stay untouched, in C; in place
+ * every third time; of MPI_INT when whole; every fifth call's blocks up to 150 times
+ * longer, past coll_shm_alltoall_max on some ranks or all (far: every rank then takes
+ * the schedules, its receive buffer untouched before); one rank's part to another longer
+ * or shorter than the receiver's block (erroneous): MPI_ERR_COUNT or MPI_ERR_TRUNCATE
+ * at that receiver, the group in step after. */
+static void alltoallvs(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[32768], r[32768];
+    int counts[8], displs[8];
+    MPI_Count ccounts[8];
+    MPI_Aint cdispls[8];
+    long in_c = 0;
+    for (int it = 0; it < 40; it++) {
+        int unit = it % 5 == 4 ? 150 : 1, at = 0, ints = it % 2 == 0 && unit == 1;
+        for (int j = 0; j < size; j++) {
+            counts[j] = ((rank + j) * 3 + it) % 41 * unit * (ints ? 4 : 1);
+            displs[j] = at;
+            at += counts[j] + 4;
+            ccounts[j] = counts[j], cdispls[j] = displs[j];
+        }
+        for (int j = 0; j < size; j++)
+            for (int i = 0; i < counts[j]; i++) s[displs[j] + i] = gval(rank * size + j, it, i);
+        memset(r, 0, sizeof r);
+        long c0 = mpigo_short_colls();
+        if (it % 3 == 0) {
+            memcpy(r, s, (size_t)at);
+            OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, counts, displs, MPI_BYTE, comm));
+        } else if (it % 4 == 1) {
+            OK(MPI_Alltoallv_c(s, ccounts, cdispls, MPI_BYTE, r, ccounts, cdispls, MPI_BYTE, comm));
+        } else if (ints) {
+            int ic[8], id[8];
+            for (int j = 0; j < size; j++) ic[j] = counts[j] / 4, id[j] = displs[j] / 4;
+            OK(MPI_Alltoallv(s, ic, id, MPI_INT, r, ic, id, MPI_INT, comm));
+        } else {
+            OK(MPI_Alltoallv(s, counts, displs, MPI_BYTE, r, counts, displs, MPI_BYTE, comm));
+        }
+        in_c += mpigo_short_colls() - c0;
+        for (int j = 0; j < size; j++) {
+            checkb(name, "Alltoallv", r + displs[j], counts[j], j * size + rank, it);
+            if (it % 3 != 0)
+                for (int i = 0; i < 4; i++)
+                    CHECK(r[displs[j] + counts[j] + i] == 0, "%s: Alltoallv %d: the gap after rank %d's block holds %d",
+                          name, it, j, r[displs[j] + counts[j] + i]);
+        }
+    }
+    CHECK(cway ? in_c > 0 && in_c <= 40 : in_c == 0, "%s: Alltoallv: %ld calls in C", name, in_c);
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int sends[2] = {8, 24}, cls;
+    for (int c = 0; c < 2; c++) {
+        /* Rank 1 sends sends[c] bytes to rank 0, 16 elsewhere; every rank receives 16. */
+        for (int j = 0; j < size; j++) counts[j] = rank == 1 && j == 0 ? sends[c] : 16, displs[j] = 32 * j;
+        int rc16[8], rd[8];
+        for (int j = 0; j < size; j++) rc16[j] = 16, rd[j] = 32 * j;
+        for (int i = 0; i < 32 * size; i++) s[i] = (unsigned char)(rank * 31 + i);
+        memset(r, 0, sizeof r);
+        int rc = MPI_Alltoallv(s, counts, displs, MPI_BYTE, r, rc16, rd, MPI_BYTE, comm);
+        MPI_Error_class(rc, &cls);
+        if (rank == 0 && cway) {
+            CHECK(cls == (sends[c] < 16 ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE), "%s: Alltoallv, rank 1 sends %d of 16: class %d",
+                  name, sends[c], cls);
+            int got = sends[c] < 16 ? sends[c] : 16;
+            for (int i = 0; i < got; i++)
+                CHECK(r[32 + i] == (unsigned char)(31 + i), "%s: mismatched Alltoallv: rank 1's byte %d is %d", name, i,
+                      r[32 + i]);
+        } else if (rank != 0) {
+            CHECK(cls == MPI_SUCCESS, "%s: Alltoallv, rank %d's class %d", name, rank, cls);
+        }
+        in_step(comm, name, "a mismatched Alltoallv");
     }
 }
 
@@ -711,6 +864,8 @@ static void all(MPI_Comm comm, const char *name) {
     gathers(comm, name);
     gather_errors(comm, name);
     scatters(comm, name);
+    alltoalls(comm, name);
+    alltoallvs(comm, name);
     reduces(comm, name);
 }
 

@@ -153,8 +153,7 @@ func Alltoall(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending,
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.alltoallTyped(op, send, nil, nil, recv, nil, nil, false, nb)
 	}
-	s, err := c.sched.alltoall(c, op, send, recv, nb)
-	return finish(op, nb, s, err)
+	return c.alltoallRun(op, send, recv, nb)
 }
 
 func Alltoallv(cc *core.Comm, op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
@@ -165,8 +164,7 @@ func Alltoallv(cc *core.Comm, op string, send Vec, scounts, sdispls []int, recv 
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.alltoallTyped(op, send, scounts, sdispls, recv, rcounts, rdispls, true, nb)
 	}
-	s, err := c.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
-	return finish(op, nb, s, err)
+	return c.alltoallvRun(op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
 }
 
 func ReduceScatterBlock(cc *core.Comm, op string, send, recv Vec, r Red, nb bool) (*core.Pending, error) {

@@ -143,9 +143,9 @@ type nodeColl struct {
 	bcast shmcoll.Chooser
 	far   []farBlock // a Gather root's blocks that went as messages, kept for reuse
 	red   []byte     // a Reduce root's scratch (shmcoll ReduceRoot's tmp), made at its first
-	// joined: code outside Go (the C library's Allgather or Scatter) took this rank's op of the
-	// call under way and found a rank that took the schedules, which the call's Go
-	// half, next, joins without an op (ShortJoin).
+	// joined: code outside Go (the C library's Allgather, Scatter or Alltoall(v)) took
+	// this rank's op of the call under way and found a rank that took the schedules,
+	// which the call's Go half, next, joins without an op (ShortJoin).
 	joined bool
 }
 

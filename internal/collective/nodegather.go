@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"encoding/binary"
 	"sync"
 
 	"github.com/mpigo/mpigo/internal/coll"
@@ -29,8 +30,15 @@ var setShmScatterMax = config.Size("coll_shm_scatter_max", 8<<10,
 	"largest send buffer (bytes, every rank's part) of a blocking Scatter's root that goes through node shared memory; "+
 		"longer ones take the schedules (one message to each rank)").Same()
 
-// scatterMax is coll_shm_scatter_max, read once.
-var scatterMax = sync.OnceValue(setShmScatterMax.Get)
+var setShmAlltoallMax = config.Size("coll_shm_alltoall_max", 8<<10,
+	"largest send buffer (bytes, every rank's part) of a blocking Alltoall that goes through node shared memory; "+
+		"longer ones take the schedules (one message to each rank)").Same()
+
+// scatterMax and alltoallMax are coll_shm_scatter_max and coll_shm_alltoall_max, read once.
+var (
+	scatterMax  = sync.OnceValue(setShmScatterMax.Get)
+	alltoallMax = sync.OnceValue(setShmAlltoallMax.Get)
+)
 
 // gatherRun is a Gather or (v) a Gatherv on laid-out buffers (a typed call's
 // packed ones too, so that every rank takes the same way whatever its datatypes'
@@ -101,6 +109,189 @@ func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.P
 	return finish(op, nb, sc, err)
 }
 
+// alltoallRun is an Alltoall on laid-out buffers (a typed call's packed ones too, as
+// gatherRun): blocking on the node path through the region, else the schedules. An
+// earlier Bcast's truncation found on the region's way (late) is reported after the
+// call's own work.
+func (c *comm) alltoallRun(op string, send, recv Vec, nb bool) (*core.Pending, error) {
+	var late error
+	if !nb && c.path == PathNode {
+		s := send
+		if s.InPlace {
+			s = recv
+		}
+		var done bool
+		if done, late = nodeAlltoallEntry(c, op, &s, &recv); done {
+			return nil, late
+		}
+	}
+	sc, err := c.sched.alltoall(c, op, send, recv, nb)
+	if late != nil {
+		return nil, after(late, runSched(op, sc, err))
+	}
+	return finish(op, nb, sc, err)
+}
+
+// nodeAlltoallEntry is an Alltoall on the node path, an Allgather's op in which each
+// rank takes its own part of the others' blocks: every rank puts its whole send
+// buffer (shmcoll's Put) and copies its part of every other rank's out (TakePart). A
+// rank whose buffer is longer than coll_shm_alltoall_max (or than the region takes)
+// puts its length alone (far), and every rank, finding it so, goes on to the
+// schedules (done false): past it, each rank's copy of its whole buffer into the
+// region costs more than its messages. A part that disagrees with the receive block
+// (erroneous) is reported as the schedules report it, what fits of it kept.
+func nodeAlltoallEntry(c *comm, op string, send, recv *Vec) (done bool, err error) {
+	g, done, err := c.shortGroup(op, KAlltoall, NoRoot, send)
+	if g == nil {
+		return done, err
+	}
+	far := len(send.B) > min(c.node.gatherLimit(), int(alltoallMax()))
+	s, late := g.Put(send.B, far)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	if far {
+		return false, core.MapErr(op, late)
+	}
+	m := len(recv.B) / c.size
+	sm := len(send.B) / c.size
+	var first error
+	anyFar := false
+	for j := 0; j < c.size; j++ {
+		dst := recv.B[j*m : (j+1)*m]
+		if j == c.rank {
+			own := send.B[j*sm : (j+1)*sm]
+			if !same(dst, own) {
+				copy(dst, own)
+			}
+			if first == nil && sm != m {
+				first = blockErr(op, j, sm, m)
+			}
+			continue
+		}
+		n, jfar, err := g.TakePart(j, s, c.rank, c.size, dst)
+		switch {
+		case err != nil:
+			return true, core.MapErr(op, err)
+		case jfar:
+			anyFar = true
+		case first == nil && n/c.size != m:
+			first = blockErr(op, j, n/c.size, m)
+		}
+	}
+	if anyFar {
+		return false, core.MapErr(op, late)
+	}
+	if first != nil {
+		return true, first
+	}
+	c.node.sentAll(len(send.B) - sm)
+	return true, core.MapErr(op, late)
+}
+
+// alltoallvRun is an Alltoallv on laid-out buffers (a typed call's packed ones too,
+// as gatherRun), as alltoallRun.
+func (c *comm) alltoallvRun(op string, send Vec, scounts, sdispls []int, recv Vec, rcounts, rdispls []int, nb bool) (*core.Pending, error) {
+	var late error
+	if !nb && c.path == PathNode {
+		s, sc, sd := send, scounts, sdispls
+		if s.InPlace {
+			s, sc, sd = recv, rcounts, rdispls
+		}
+		var done bool
+		if done, late = nodeAlltoallvEntry(c, op, &s, sc, sd, &recv, rcounts, rdispls); done {
+			return nil, late
+		}
+	}
+	sc, err := c.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
+	if late != nil {
+		return nil, after(late, runSched(op, sc, err))
+	}
+	return finish(op, nb, sc, err)
+}
+
+// vEnd is the bytes of an entry of an Alltoallv block's table: the end of a rank's part.
+const vEnd = 4
+
+// nodeAlltoallvEntry is an Alltoallv on the node path, as nodeAlltoallEntry: every
+// rank puts one block, a table of where each rank's part ends (vEnd bytes each, in
+// native byte order, read by the C library's too) and the parts after it in rank
+// order, written in place (PutBegin); each rank copies its part of every other rank's
+// out. A block whose parts are longer than coll_shm_alltoall_max (or which is longer
+// than the region takes) goes by its length alone (far), and every rank goes on to the
+// schedules.
+func nodeAlltoallvEntry(c *comm, op string, send *Vec, scounts, sdispls []int, recv *Vec, rcounts, rdispls []int) (done bool, err error) {
+	g, done, err := c.shortGroup(op, KAlltoallv, NoRoot, send)
+	if g == nil {
+		return done, err
+	}
+	data := 0
+	for j := range scounts {
+		data += scounts[j] * send.Esz
+	}
+	n := vEnd*c.size + data
+	if data > min(c.node.gatherLimit(), int(alltoallMax())) || n > c.node.gatherLimit() {
+		s, late := g.PutLen(n)
+		return s == 0, core.MapErr(op, late)
+	}
+	s, d, late := g.PutBegin(n)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	end := 0
+	for j := 0; j < c.size; j++ {
+		end += copy(d[vEnd*c.size+end:], send.block(scounts, sdispls, j).B)
+		binary.NativeEndian.PutUint32(d[vEnd*j:], uint32(end))
+	}
+	g.PutEnd(s, n)
+	// Every block is waited for before any is copied: a rank's far one (their lengths
+	// differ) sends every rank to the schedules, which read an in-place call's parts
+	// from the receive buffer.
+	anyFar := false
+	for j := 0; j < c.size; j++ {
+		if j != c.rank {
+			_, _, far, err := g.Block(j, s)
+			if err != nil {
+				return true, core.MapErr(op, err)
+			}
+			anyFar = anyFar || far
+		}
+	}
+	if anyFar {
+		return false, core.MapErr(op, late)
+	}
+	var first error
+	for j := 0; j < c.size; j++ {
+		dst := recv.block(rcounts, rdispls, j).B
+		part := send.block(scounts, sdispls, j).B
+		if j != c.rank {
+			b, _, _, _ := g.Block(j, s) // arrived
+			part = vPart(b, c.rank, c.size)
+		}
+		if !same(dst, part) {
+			copy(dst, part)
+		}
+		if first == nil && len(part) != len(dst) {
+			first = blockErr(op, j, len(part), len(dst))
+		}
+	}
+	if first != nil {
+		return true, first
+	}
+	c.node.sentAll(n - vEnd*c.size)
+	return true, core.MapErr(op, late)
+}
+
+// vPart is rank k's part of an Alltoallv block b of ranks parts (nodeAlltoallvEntry's).
+func vPart(b []byte, k, ranks int) []byte {
+	data := b[vEnd*ranks:]
+	at := 0
+	if k > 0 {
+		at = int(binary.NativeEndian.Uint32(b[vEnd*(k-1):]))
+	}
+	return data[at:binary.NativeEndian.Uint32(b[vEnd*k:])]
+}
+
 // nodeScatterEntry is a Scatter on the node path, the mirror of an Allgather's: every
 // rank takes a gather op, the root putting its whole send buffer, the others nothing,
 // and each other rank copies its part of the root's block out (TakePart). A root
@@ -111,12 +302,7 @@ func (c *comm) scatterRun(op string, send, recv Vec, root int, nb bool) (*core.P
 // receive buffer (erroneous) is reported as the schedules report it, what fits of it
 // kept.
 func nodeScatterEntry(c *comm, op string, send, recv *Vec, root int) (done bool, err error) {
-	if c.node.joined {
-		// The C library's Scatter took this call's op and found the root's far.
-		c.node.joined = false
-		return false, nil
-	}
-	g, done, err := c.gatherGroup(op, KScatter, root, recv)
+	g, done, err := c.shortGroup(op, KScatter, root, recv)
 	if g == nil {
 		return done, err
 	}
@@ -174,6 +360,17 @@ func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, 
 		return true, nodeGatherSend(c, g, op, send.B, root)
 	}
 	return true, nodeGatherRoot(c, g, op, send, recv, counts, displs, v)
+}
+
+// shortGroup is gatherGroup for a call whose op the C library may have taken (its
+// Allgather, Scatter, Alltoall and Alltoallv): where it did and found a rank that took
+// the schedules (ShortJoin), nil with done false, so this rank joins them without an op.
+func (c *comm) shortGroup(op string, k Kind, root int, send *Vec) (g *shmcoll.Group, done bool, err error) {
+	if c.node.joined {
+		c.node.joined = false
+		return nil, false, nil
+	}
+	return c.gatherGroup(op, k, root, send)
 }
 
 // gatherGroup is the region that runs c's gather of kind k (root: NoRoot for the
@@ -334,16 +531,11 @@ func blockErr(op string, j, n, want int) error {
 // schedules too, which compare the lengths, so that no rank waits for another on a
 // way it did not take.
 func nodeAllgatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, v bool) (done bool, err error) {
-	if c.node.joined {
-		// The C library's Allgather took this call's op and found a far rank.
-		c.node.joined = false
-		return false, nil
-	}
 	k := KAllgather
 	if v {
 		k = KAllgatherv
 	}
-	g, done, err := c.gatherGroup(op, k, NoRoot, send)
+	g, done, err := c.shortGroup(op, k, NoRoot, send)
 	if g == nil {
 		return done, err
 	}

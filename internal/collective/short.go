@@ -36,8 +36,9 @@ type Short struct {
 	Bcast, Reduce int
 	// Gather is the longest block of an Allgather that goes through the region (its
 	// inline lines and slots; a Gather's blocks go through the cells up to
-	// Geo.GatherInline). Scatter is the longest root's buffer of a Scatter that does.
-	Gather, Scatter int
+	// Geo.GatherInline). Scatter is the longest root's buffer of a Scatter that does,
+	// Alltoall the longest send buffer of an Alltoall (and block of an Alltoallv).
+	Gather, Scatter, Alltoall int
 }
 
 // ShortOf reports cc's Short once its node region is in use, and false while it is
@@ -61,7 +62,7 @@ func ShortOf(cc *core.Comm) (Short, bool) {
 	r := int(min(n.lim.reduce, int64(geo.ReduceInline)))
 	a := int(min(n.lim.gather, int64(geo.Slot)))
 	return Short{Base: g.Base(), Own: g.Own(), Geo: geo, Rank: c.rank, Size: c.size, Bcast: b, Reduce: r, Gather: a,
-		Scatter: min(a, int(scatterMax()))}, true
+		Scatter: min(a, int(scatterMax())), Alltoall: min(a, int(alltoallMax()))}, true
 }
 
 // node is cc's group, for the Short* halves: the C code took the op on it, so it is on.
@@ -117,9 +118,10 @@ func ShortGatherFar(cc *core.Comm, op string, dst []byte, n, j int) error {
 	return core.MapErr(op, recvOne(of(cc), dst, n, j))
 }
 
-// ShortJoin says that code outside Go (the C library's Allgather or Scatter) took this
-// rank's op of the call and found a rank that took the schedules' way: the call's Go
-// half, which it calls next, runs the schedules without taking an op.
+// ShortJoin says that code outside Go (the C library's Allgather, Scatter or
+// Alltoall(v)) took this rank's op of the call and found a rank that took the schedules'
+// way: the call's Go half, which it calls next, runs the schedules without taking an
+// op.
 func ShortJoin(cc *core.Comm) { of(cc).node.joined = true }
 
 // ShortBlockErr is the error of a gather whose rank j sent a block of n bytes where

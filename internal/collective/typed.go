@@ -373,14 +373,10 @@ func (c *comm) alltoallTyped(op string, send Vec, scounts, sdispls []int, recv V
 		}
 	}
 	return typedColl(op, rs, &bl, func() (*core.Pending, error) {
-		var s *coll.Sched
-		var err error
-		if v {
-			s, err = c.sched.alltoallv(c, op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
-		} else {
-			s, err = c.sched.alltoall(c, op, send, recv, nb)
+		if !v {
+			return c.alltoallRun(op, send, recv, nb)
 		}
-		return finish(op, nb, s, err)
+		return c.alltoallvRun(op, send, scounts, sdispls, recv, rcounts, rdispls, nb)
 	})
 }
 

@@ -161,11 +161,58 @@ func (g *Group) GatherEnd(n uint64) { g.raise(fTaken, n) }
 // reports (erroneous) is late's, with the op taken all the same, to be reported after
 // the call.
 func (g *Group) Put(b []byte, far bool) (s uint64, late error) {
+	if !far {
+		s, d, late := g.PutBegin(len(b))
+		if s != 0 {
+			ntcopy.Move(d, b)
+			g.PutEnd(s, len(b))
+		}
+		return s, late
+	}
+	return g.PutLen(len(b))
+}
+
+// PutLen is Put of a block of n bytes that goes by other means: its length alone.
+func (g *Group) PutLen(n int) (s uint64, late error) {
+	if s, late = g.putOp(0); s != 0 {
+		*g.lenWord(g.rank, s) = uint64(n) | farBit
+		g.raise(fArrive, s)
+	}
+	return s, late
+}
+
+// PutBegin is Put of a block of n bytes that the caller writes into d, in the
+// region, before PutEnd publishes it: so a block made of pieces (an Alltoallv's) is
+// written once.
+func (g *Group) PutBegin(n int) (s uint64, d []byte, late error) {
+	if s, late = g.putOp(n); s == 0 {
+		return 0, nil, late
+	}
+	if n <= inlineMax {
+		_, d = g.inline(g.rank, s)
+		return s, d[:n], late
+	}
+	return s, g.slot(s, g.rank)[:n], late
+}
+
+// PutEnd publishes the n bytes PutBegin's op s was given, and raises arrive.
+func (g *Group) PutEnd(s uint64, n int) {
+	if n <= inlineMax {
+		seq, _ := g.inline(g.rank, s)
+		g.raiseAt(seq, s<<8|uint64(n))
+	}
+	*g.lenWord(g.rank, s) = uint64(n)
+	g.raise(fArrive, s)
+}
+
+// putOp takes the next op for a block of n bytes (0 where it goes by other means),
+// as Put: 0 where it cannot (late says why).
+func (g *Group) putOp(n int) (s uint64, late error) {
 	if g.err != nil {
 		return 0, g.err
 	}
-	if !far && len(b) > g.l.Slot {
-		return 0, fmt.Errorf("gather: block of %d bytes exceeds the region's slot (%d)", len(b), g.l.Slot)
+	if n > g.l.Slot {
+		return 0, fmt.Errorf("gather: block of %d bytes exceeds the region's slot (%d)", n, g.l.Slot)
 	}
 	if g.o.Owed != 0 {
 		if late = g.Settle(); g.err != nil {
@@ -176,19 +223,6 @@ func (g *Group) Put(b []byte, far bool) (s uint64, late error) {
 	if err != nil {
 		return 0, err
 	}
-	n := uint64(len(b))
-	switch {
-	case far:
-		n |= farBit
-	case len(b) <= inlineMax:
-		seq, d := g.inline(g.rank, s)
-		ntcopy.Move(d, b)
-		g.raiseAt(seq, s<<8|uint64(len(b)))
-	default:
-		ntcopy.Move(g.slot(s, g.rank), b)
-	}
-	*g.lenWord(g.rank, s) = n
-	g.raise(fArrive, s)
 	return s, late
 }
 
@@ -203,26 +237,35 @@ func (g *Group) Take(r int, s uint64, dst []byte) (n int, far bool, err error) {
 // rank takes its own of the root's): what fits of it is copied into dst. It returns
 // the whole block's length.
 func (g *Group) TakePart(r int, s uint64, k, parts int, dst []byte) (n int, far bool, err error) {
+	b, n, far, err := g.Block(r, s)
+	if err == nil && !far {
+		copyPart(dst, b, k, parts)
+	}
+	return n, far, err
+}
+
+// Block waits for rank r's block of op s (r != this rank) and returns it: b, n bytes
+// of the region, to be read before this rank takes its next op, or its length alone
+// where it went by other means (far).
+func (g *Group) Block(r int, s uint64) (b []byte, n int, far bool, err error) {
 	seq, d := g.inline(r, s)
 	v := atomic.LoadUint64(seq)
 	if v>>8 != s {
 		if err := g.waitEither(r, seq, s<<8, g.flag(r, fArrive), s); err != nil {
-			return 0, false, err
+			return nil, 0, false, err
 		}
 		v = atomic.LoadUint64(seq)
 	}
 	if v>>8 == s {
 		n = int(v & 0xff)
-		copyPart(dst, d[:n], k, parts)
-		return n, false, nil
+		return d[:n], n, false, nil
 	}
 	w := atomic.LoadUint64(g.lenWord(r, s))
 	n = int(w &^ farBit)
 	if w&farBit != 0 {
-		return n, true, nil
+		return nil, n, true, nil
 	}
-	copyPart(dst, g.slot(s, r)[:n], k, parts)
-	return n, false, nil
+	return g.slot(s, r)[:n], n, false, nil
 }
 
 // copyPart copies what fits of part k of the parts equal parts of b into dst.
