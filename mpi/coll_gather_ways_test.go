@@ -267,6 +267,62 @@ func TestScatterWays(t *testing.T) {
 	})
 }
 
+// TestScattervWays: blocking Scattervs on the ways Scatter takes, with
+// coll_shm_scatter_max at 1 KiB: from rotating roots, parts of 0 to 40 bytes laid out
+// with gaps, every fifth call's past the limit (the schedules), in place at the root
+// every third; typed ones (a strided receive) take the same ways. At 2, 3 and 4 ranks;
+// every part checked, and a receive buffer's bytes past its part untouched.
+func TestScattervWays(t *testing.T) {
+	eachWay(t, "coll_shm_scatter_max", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		for it := 0; it < 60; it++ {
+			root, unit := it%size, 1+40*(it%5/4)
+			counts, displs, at := make([]int, size), make([]int, size), 0
+			for j := range counts {
+				counts[j], displs[j] = (j*7+it)%41*unit, at
+				at += counts[j] + 5
+			}
+			var send []byte
+			if rank == root {
+				send = make([]byte, at)
+				for j := range counts {
+					copy(send[displs[j]:], gblock(j, it, counts[j]))
+				}
+			}
+			recv := make([]byte, counts[rank]+3)
+			if rank == root && it%3 == 0 {
+				must(t, mpi.Scatterv(w, send, counts, displs, mpi.InPlace[byte](), root))
+				copy(recv, send[displs[root]:displs[root]+counts[root]])
+			} else {
+				must(t, mpi.Scatterv(w, send, counts, displs, recv[:counts[rank]], root))
+			}
+			checkGathered(t, "Scatterv", it, rank, recv[:counts[rank]])
+			if g := recv[counts[rank]:]; g[0] != 0 || g[1] != 0 || g[2] != 0 {
+				t.Fatalf("Scatterv %d: the bytes after the part hold %v", it, g)
+			}
+		}
+		// Typed: int64s to every other int64 of the receive buffer.
+		pair, err := mpi.TypeResized(mpi.Int64, 0, 16)
+		must(t, err)
+		must(t, pair.Commit())
+		counts, displs := make([]int, size), make([]int, size)
+		var send []int64
+		for j := range counts {
+			counts[j], displs[j] = j+1, len(send)
+			for i := 0; i < j+1; i++ {
+				send = append(send, int64(j*100+i))
+			}
+		}
+		recv := make([]int64, 2*(rank+1))
+		must(t, mpi.ScattervBuf(w, mpi.Typed(send, len(send), mpi.Int64), counts, displs, mpi.Typed(recv, rank+1, pair), 0))
+		for i := 0; i <= rank; i++ {
+			if recv[2*i] != int64(rank*100+i) || recv[2*i+1] != 0 {
+				t.Fatalf("typed Scatterv: %v", recv)
+			}
+		}
+	})
+}
+
 // TestAlltoallWays: blocking Alltoalls on every way they take (the node region's
 // inline lines and slots, the schedules past coll_shm_alltoall_max, set to 1 KiB
 // here, and with the region off, TCP): of 0 to 500 bytes a block, in place every

@@ -51,6 +51,7 @@ var (
 	pScatter    = mpir.CollProc(mpir.CollScatter, mpir.Blocking)
 	pAlltoall   = mpir.CollProc(mpir.CollAlltoall, mpir.Blocking)
 	pAlltoallv  = mpir.CollProc(mpir.CollAlltoallv, mpir.Blocking)
+	pScatterv   = mpir.CollProc(mpir.CollScatterv, mpir.Blocking)
 
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)

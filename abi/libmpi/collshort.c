@@ -517,6 +517,14 @@ static inline int bank_start(mpigo_coll *d, int cc, MPI_Comm comm, const void *s
     return bank_put(d, cc, comm, src, n, sp);
 }
 
+/* bank_start_at is bank_start of a block the caller writes at *dst before bank_publish
+ * (bank_begin's). */
+static inline int bank_start_at(mpigo_coll *d, int cc, MPI_Comm comm, int64_t n, mpigo_rec *rec, uint64_t *sp,
+                                char **dst) {
+    if (!mpigo_rec_open(rec)) return -1;
+    return bank_begin(d, cc, comm, n, sp, dst);
+}
+
 /* bank_seen is what the blocks an Allgather's or Alltoall's rank took showed: a rank
  * that went by the schedules (far), and the first block whose length differs from the
  * receiving one (bad: its rank, badn its length, badw the receiver's). */
@@ -863,6 +871,16 @@ static inline __attribute__((always_inline)) int short_allgather(const void *sbu
     return bank_end(d, cc, comm, &rec, &t, n, n);
 }
 
+/* part_want is the bytes (*want) of a Scatter's or Scatterv's receive of rcount items
+ * of rdt at rbuf, or -1 where Go would refuse the arguments or the count is past the
+ * region's limit (not one a root's buffer here can serve). */
+static inline int part_want(const mpigo_coll *d, const void *rbuf, int64_t rcount, MPI_Datatype rdt, int64_t *want) {
+    int64_t rsz = dt_size(rdt);
+    if (rsz < 0 || rcount < 0 || rcount > d->scatter_max || rbuf == MPI_IN_PLACE) return -1;
+    *want = rcount * rsz;
+    return *want > 0 && rbuf == NULL ? -1 : 0;
+}
+
 /* short_scatter is MPI_Scatter here (MPI_Scatter_c with big), or -1: the Go way. It is
  * the Go way's op on the region (collective's nodeScatterEntry, shmcoll's Put and
  * TakePart): the root puts its whole send buffer (at most scatter_max bytes, else the
@@ -887,12 +905,8 @@ static inline __attribute__((always_inline)) int short_scatter(const void *sbuf,
             int64_t rsz = dt_size(rdt);
             if (rsz < 0 || rcount < 0 || rcount > block || rcount * rsz != block || (block > 0 && rbuf == NULL)) return -1;
         }
-    } else {
-        int64_t rsz = dt_size(rdt);
-        /* A count past the region's limit is not one a root's buffer here can serve. */
-        if (rsz < 0 || rcount < 0 || rcount > d->scatter_max || rbuf == MPI_IN_PLACE) return -1;
-        want = rcount * rsz;
-        if (want > 0 && rbuf == NULL) return -1;
+    } else if (part_want(d, rbuf, rcount, rdt, &want) != 0) {
+        return -1;
     }
     mpigo_rec rec;
     if (!mpigo_rec_open(&rec)) return -1;
@@ -974,9 +988,33 @@ static inline __attribute__((always_inline)) int short_alltoall(const void *sbuf
     return bank_end(d, cc, comm, &rec, &t, n - sm, n);
 }
 
-/* MPIGO_V_END is the bytes of an entry of an Alltoallv block's table: where a rank's
+/* MPIGO_V_END is the bytes of an entry of a v form's block's table: where a rank's
  * part ends (collective's vEnd). */
 #define MPIGO_V_END 4
+
+/* v_image writes at img a v form's block (collective's putV): a table of where each of
+ * the size parts ends (uint32, native order), then the parts of buf by counts and
+ * displs (elements of esz bytes) in rank order. */
+static inline void v_image(char *img, const void *buf, const void *counts, const void *displs, int64_t esz, int size,
+                           int big) {
+    uint32_t end = 0;
+    for (int j = 0; j < size; j++) {
+        int64_t k = count_at(counts, j, big) * esz;
+        if (k > 0) memcpy(img + MPIGO_V_END * size + end, (const char *)buf + displ_at(displs, j, big) * esz, (size_t)k);
+        end += (uint32_t)k;
+        memcpy(img + MPIGO_V_END * j, &end, sizeof end);
+    }
+}
+
+/* v_part is rank k's part of a v form's block b of size parts (collective's vPart):
+ * its length, and its bytes at *p. */
+static inline int64_t v_part(const char *b, int k, int size, const char **p) {
+    uint32_t at = 0, to;
+    if (k > 0) memcpy(&at, b + MPIGO_V_END * (k - 1), sizeof at);
+    memcpy(&to, b + MPIGO_V_END * k, sizeof to);
+    *p = b + MPIGO_V_END * size + at;
+    return (int64_t)to - at;
+}
 
 /* short_alltoallv is MPI_Alltoallv here (MPI_Alltoallv_c with big), or -1: the Go way.
  * It is the Go way's op on the region (collective's nodeAlltoallvEntry): every rank
@@ -1015,18 +1053,11 @@ static inline __attribute__((always_inline)) int short_alltoallv(const void *sbu
     if (data > d->alltoall_max || n > d->gather_max) return -1;
 #define SPART(j) ((const char *)sbuf + displ_at(sdispls, j, big) * ssz)
     mpigo_rec rec;
-    if (!mpigo_rec_open(&rec)) return -1;
     uint64_t s;
     char *img;
-    int rc = bank_begin(d, cc, comm, n, &s, &img);
+    int rc = bank_start_at(d, cc, comm, n, &rec, &s, &img);
     if (rc != 0) return rc;
-    uint32_t end = 0;
-    for (int j = 0; j < size; j++) {
-        int64_t k = count_at(scounts, j, big) * ssz;
-        if (k > 0) memcpy(img + MPIGO_V_END * size + end, SPART(j), (size_t)k);
-        end += (uint32_t)k;
-        memcpy(img + MPIGO_V_END * j, &end, sizeof end);
-    }
+    v_image(img, sbuf, scounts, sdispls, ssz, size, big);
     bank_publish(d, s, n);
     bank_seen t = {0, -1, 0, 0};
     for (int j = 0; j < size; j++) {
@@ -1044,18 +1075,92 @@ static inline __attribute__((always_inline)) int short_alltoallv(const void *sbu
         if (j == me) {
             p = SPART(j), part = count_at(scounts, j, big) * ssz;
         } else {
+            const char *b;
             int64_t nj;
-            bank_block(d, cc, comm, j, s, &p, &nj); /* arrived */
-            uint32_t at = 0, to;
-            if (me > 0) memcpy(&at, p + MPIGO_V_END * (me - 1), sizeof at);
-            memcpy(&to, p + MPIGO_V_END * me, sizeof to);
-            p += MPIGO_V_END * size + at, part = (int64_t)to - at;
+            bank_block(d, cc, comm, j, s, &b, &nj); /* arrived */
+            part = v_part(b, me, size, &p);
         }
         if (part > 0 && m > 0 && p != dst) memcpy(dst, p, (size_t)(part < m ? part : m));
         seen_len(&t, j, part, m);
     }
 #undef SPART
     return bank_end(d, cc, comm, &rec, &t, n - MPIGO_V_END * size, n);
+}
+
+/* short_scatterv is MPI_Scatterv here (MPI_Scatterv_c with big), or -1: the Go way. It
+ * is the Go way's op on the region (collective's nodeScattervEntry): a Scatter's, the
+ * root's block a v form's (v_image), its parts of at most scatter_max bytes in all and
+ * the block within gather_max (else the root goes to Go, which puts its length alone,
+ * far); every other rank puts nothing and copies its part out (v_part), or, finding the
+ * root's far, joins the schedules in Go. Any argument Go would refuse takes the Go way
+ * before the op. */
+static inline __attribute__((always_inline)) int short_scatterv(const void *sbuf, const void *counts,
+                                                                const void *displs, MPI_Datatype sdt, void *rbuf,
+                                                                int64_t rcount, MPI_Datatype rdt, int root,
+                                                                MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_SCATTERV | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    if (d == NULL || (unsigned)root >= (unsigned)d->size || d->own->owed != 0) return -1;
+    const int me = d->rank, size = d->size;
+    int64_t ssz = 0, data = 0, n = 0, want = 0;
+    if (me == root) {
+        ssz = dt_size(sdt);
+        if (ssz < 0 || sbuf == NULL || sbuf == rbuf || counts == NULL || displs == NULL) return -1;
+        for (int j = 0; j < size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k > d->scatter_max || displ_at(displs, j, big) < 0) return -1;
+            data += k * ssz;
+        }
+        n = MPIGO_V_END * size + data;
+        if (data > d->scatter_max || n > d->gather_max) return -1;
+    }
+    if ((me != root || rbuf != MPI_IN_PLACE) && part_want(d, rbuf, rcount, rdt, &want) != 0) return -1;
+    mpigo_rec rec;
+    uint64_t s;
+    char *img;
+    int rc = bank_start_at(d, cc, comm, n, &rec, &s, &img);
+    if (rc != 0) return rc;
+    const char *p = NULL;
+    int64_t part;
+    if (me == root) {
+        v_image(img, sbuf, counts, displs, ssz, size, big);
+        bank_publish(d, s, n);
+        if (rbuf == MPI_IN_PLACE) want = part = 0;
+        else p = (const char *)sbuf + displ_at(displs, me, big) * ssz, part = count_at(counts, me, big) * ssz;
+        d->own->flow_bytes += (uint64_t)(data - part);
+        d->own->flow_ops++;
+    } else {
+        bank_publish(d, s, 0);
+        const char *b;
+        int64_t nj;
+        if ((rc = bank_block(d, cc, comm, root, s, &b, &nj)) != 0) return rc;
+        if (b == NULL) {
+            /* The root's parts went by the schedules: the Go half joins them. */
+            mpigo_coll_join((uintptr_t)comm);
+            return -1;
+        }
+        part = v_part(b, me, size, &p);
+    }
+    if (part > 0 && want > 0) memcpy(rbuf, p, (size_t)(part < want ? part : want));
+    if (part != want) return mpigo_coll_block_err(cc, (uintptr_t)comm, root, part, want);
+    counted(&rec, MPIGO_CC_SCATTERV, want);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = short_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 0);
+    return rc >= 0 ? rc
+                   : goPMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm) {
+    int rc = short_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 1);
+    return rc >= 0 ? rc
+                   : goPMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                                       comm);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,

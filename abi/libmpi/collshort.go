@@ -117,11 +117,11 @@ var collOpName = [2][C.MPIGO_CC_N]string{
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
 		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
 		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce", C.MPIGO_CC_SCATTER: "Scatter",
-		C.MPIGO_CC_ALLTOALL: "Alltoall", C.MPIGO_CC_ALLTOALLV: "Alltoallv"},
+		C.MPIGO_CC_ALLTOALL: "Alltoall", C.MPIGO_CC_ALLTOALLV: "Alltoallv", C.MPIGO_CC_SCATTERV: "Scatterv"},
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
 		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
 		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c", C.MPIGO_CC_SCATTER: "Scatter_c",
-		C.MPIGO_CC_ALLTOALL: "Alltoall_c", C.MPIGO_CC_ALLTOALLV: "Alltoallv_c"},
+		C.MPIGO_CC_ALLTOALL: "Alltoall_c", C.MPIGO_CC_ALLTOALLV: "Alltoallv_c", C.MPIGO_CC_SCATTERV: "Scatterv_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -202,7 +202,7 @@ func mpigo_coll_block_err(op int32, ch uintptr, j int32, n, want int64) int32 {
 	return fail(name, ch, collective.ShortBlockErr(name, int(j), int(n), int(want)))
 }
 
-// mpigo_coll_join says that collshort.c's Allgather, Scatter or Alltoall(v) on
+// mpigo_coll_join says that collshort.c's Allgather, Scatter(v) or Alltoall(v) on
 // communicator ch took its op and found a rank that took the schedules: the call's Go
 // half, next, joins them (collective.ShortJoin).
 //
@@ -218,7 +218,7 @@ func rawBytes(p unsafe.Pointer, n int64) []byte {
 }
 
 // mpigo_short_colls is how many Barrier, Bcast, Allreduce, Gather, Gatherv, Allgather,
-// Allgatherv, Reduce, Scatter, Alltoall and Alltoallv calls collshort.c did
+// Allgatherv, Reduce, Scatter, Alltoall, Alltoallv and Scatterv calls collshort.c did
 // itself, for C programs that check which way a call took (abi/testdata/collshort.c).
 //
 //export mpigo_short_colls
@@ -246,5 +246,5 @@ var (
 func init() {
 	watchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
 		pAllgatherv.Call, pReduce.Call, pScatter.Call, pAlltoall.Call,
-		pAlltoallv.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
+		pAlltoallv.Call, pScatterv.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
 }

@@ -38,7 +38,7 @@ typedef struct {
     int64_t cells_off;  /* the gather cells (shmcoll.Geometry's CellsOff) */
     int64_t slots_off, slot; /* the reductions' slots: rank r's of bank b at slots_off + (b*size + r)*slot */
     int32_t gather_max; /* the longest block of an Allgather done here (coll_shm_gather_max, a slot) */
-    int32_t scatter_max; /* the longest root's buffer of a Scatter done here (and coll_shm_scatter_max) */
+    int32_t scatter_max; /* the longest root's buffer of a Scatter (a Scatterv's parts) done here */
     int32_t alltoall_max; /* the longest send buffer of an Alltoall (an Alltoallv's block) done here */
 } mpigo_coll;
 
@@ -69,7 +69,7 @@ extern MPIGO_HIDDEN mpigo_coll mpigo_colls[MPIGO_COLL_COMMS + 1];
 
 enum { MPIGO_CC_BARRIER, MPIGO_CC_BCAST, MPIGO_CC_ALLREDUCE, MPIGO_CC_GATHER, MPIGO_CC_GATHERV, MPIGO_CC_ALLGATHER,
        MPIGO_CC_ALLGATHERV, MPIGO_CC_REDUCE, MPIGO_CC_SCATTER, MPIGO_CC_ALLTOALL,
-       MPIGO_CC_ALLTOALLV, MPIGO_CC_N };
+       MPIGO_CC_ALLTOALLV, MPIGO_CC_SCATTERV, MPIGO_CC_N };
 /* Or'ed into a call's MPIGO_CC_* where it reaches Go (mpigo_coll_wait): the large-count
  * form (MPI_Bcast_c), which errors name. */
 #define MPIGO_CC_LARGE 0x100

@@ -1057,13 +1057,13 @@ func PMPI_Scatter_init_c(sendbuf unsafe.Pointer, sendcount int64, sendtype uintp
 	return scatter("Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Scatterv
-func PMPI_Scatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Scatterv
+func goPMPI_Scatterv(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int32, recvtype uintptr, root int32, comm uintptr) int32 {
 	return scatterv("Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, int64(recvcount), recvtype, root, comm, false, nil, mBlock)
 }
 
-//export PMPI_Scatterv_c
-func PMPI_Scatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
+//export goPMPI_Scatterv_c
+func goPMPI_Scatterv_c(sendbuf unsafe.Pointer, sendcounts unsafe.Pointer, displs unsafe.Pointer, sendtype uintptr, recvbuf unsafe.Pointer, recvcount int64, recvtype uintptr, root int32, comm uintptr) int32 {
 	return scatterv("Scatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true, nil, mBlock)
 }
 

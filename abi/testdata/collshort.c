@@ -2,7 +2,7 @@
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
  * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
  * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
- * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer, MPI_Alltoall of at
+ * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer (MPI_Scatterv: its parts), MPI_Alltoall of at
  * most coll_shm_alltoall_max bytes of each rank's send buffer (MPI_Alltoallv: its block), run
  * on a communicator's node shared-memory region without crossing into Go, by the
  * protocol Go's calls use on the same counts, and every other call taken by Go;
@@ -27,7 +27,8 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
- *   - gathers (gathers, gather_errors: see there), scatters, alltoalls and alltoallvs (see there);
+ *   - gathers (gathers, gather_errors: see there), scatters, scattervs, alltoalls and alltoallvs
+ *     (see there);
  *   - Reduces (reduces: see there);
  *   - a freed communicator's handle, and a new one in its slot. */
 #include "check.h"
@@ -658,6 +659,23 @@ static void alltoalls(MPI_Comm comm, const char *name) {
     }
 }
 
+/* vlayout is a v form's counts laid out one after the other with a gap of 4 bytes,
+ * as int and as the _c forms' types (v_place fills in all but counts). */
+typedef struct {
+    int counts[8], displs[8], at;
+    MPI_Count ccounts[8];
+    MPI_Aint cdispls[8];
+} vlayout;
+
+static void v_place(vlayout *l, int size) {
+    l->at = 0;
+    for (int j = 0; j < size; j++) {
+        l->displs[j] = l->at;
+        l->at += l->counts[j] + 4;
+        l->ccounts[j] = l->counts[j], l->cdispls[j] = l->displs[j];
+    }
+}
+
 /* alltoallvs: MPI_Alltoallv (and its _c form) of blocks of 0 to 40 bytes between each
  * pair (alike both ways), laid out with gaps that must stay untouched, in C; in place
  * every third time; of MPI_INT when whole; every fifth call's blocks up to 150 times
@@ -670,18 +688,14 @@ static void alltoallvs(MPI_Comm comm, const char *name) {
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     static unsigned char s[32768], r[32768];
-    int counts[8], displs[8];
-    MPI_Count ccounts[8];
-    MPI_Aint cdispls[8];
+    vlayout l;
+    int *counts = l.counts, *displs = l.displs;
     long in_c = 0;
     for (int it = 0; it < 40; it++) {
-        int unit = it % 5 == 4 ? 150 : 1, at = 0, ints = it % 2 == 0 && unit == 1;
-        for (int j = 0; j < size; j++) {
-            counts[j] = ((rank + j) * 3 + it) % 41 * unit * (ints ? 4 : 1);
-            displs[j] = at;
-            at += counts[j] + 4;
-            ccounts[j] = counts[j], cdispls[j] = displs[j];
-        }
+        int unit = it % 5 == 4 ? 150 : 1, ints = it % 2 == 0 && unit == 1;
+        for (int j = 0; j < size; j++) counts[j] = ((rank + j) * 3 + it) % 41 * unit * (ints ? 4 : 1);
+        v_place(&l, size);
+        int at = l.at;
         for (int j = 0; j < size; j++)
             for (int i = 0; i < counts[j]; i++) s[displs[j] + i] = gval(rank * size + j, it, i);
         memset(r, 0, sizeof r);
@@ -690,7 +704,7 @@ static void alltoallvs(MPI_Comm comm, const char *name) {
             memcpy(r, s, (size_t)at);
             OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, counts, displs, MPI_BYTE, comm));
         } else if (it % 4 == 1) {
-            OK(MPI_Alltoallv_c(s, ccounts, cdispls, MPI_BYTE, r, ccounts, cdispls, MPI_BYTE, comm));
+            OK(MPI_Alltoallv_c(s, l.ccounts, l.cdispls, MPI_BYTE, r, l.ccounts, l.cdispls, MPI_BYTE, comm));
         } else if (ints) {
             int ic[8], id[8];
             for (int j = 0; j < size; j++) ic[j] = counts[j] / 4, id[j] = displs[j] / 4;
@@ -731,6 +745,70 @@ static void alltoallvs(MPI_Comm comm, const char *name) {
             CHECK(cls == MPI_SUCCESS, "%s: Alltoallv, rank %d's class %d", name, rank, cls);
         }
         in_step(comm, name, "a mismatched Alltoallv");
+    }
+}
+
+/* scattervs: MPI_Scatterv (and its _c form) from rotating roots of parts of 0 to 40
+ * bytes laid out with gaps, in C; in place at the root every third time; of MPI_INT
+ * when whole; every fifth call's parts up to 150 times longer, past
+ * coll_shm_scatter_max (far: every rank then takes the schedules, the non-roots by
+ * joining them in Go); a rank's part longer or shorter than the root's (erroneous):
+ * MPI_ERR_COUNT or MPI_ERR_TRUNCATE at that rank, what fits kept, the group in step
+ * after. */
+static void scattervs(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    static unsigned char s[32768], r[8192];
+    vlayout l;
+    int *counts = l.counts, *displs = l.displs;
+    long in_c = 0;
+    for (int it = 0; it < 40; it++) {
+        int root = it % size, unit = it % 5 == 4 ? 150 : 1, ints = it % 2 == 0 && unit == 1;
+        for (int j = 0; j < size; j++) counts[j] = (j * 7 + it) % 41 * unit * (ints ? 4 : 1);
+        v_place(&l, size);
+        if (rank == root)
+            for (int j = 0; j < size; j++)
+                for (int i = 0; i < counts[j]; i++) s[displs[j] + i] = gval(j, it, i);
+        memset(r, 0, sizeof r);
+        int m = counts[rank];
+        long c0 = mpigo_short_colls();
+        if (rank == root && it % 3 == 0) {
+            OK(MPI_Scatterv(s, counts, displs, MPI_BYTE, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm));
+            memcpy(r, s + displs[rank], (size_t)m);
+        } else if (it % 4 == 1) {
+            OK(MPI_Scatterv_c(s, l.ccounts, l.cdispls, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+        } else if (ints) {
+            int ic[8], id[8];
+            for (int j = 0; j < size; j++) ic[j] = counts[j] / 4, id[j] = displs[j] / 4;
+            OK(MPI_Scatterv(s, ic, id, MPI_INT, r, m / 4, MPI_INT, root, comm));
+        } else {
+            OK(MPI_Scatterv(s, counts, displs, MPI_BYTE, r, m, MPI_BYTE, root, comm));
+        }
+        in_c += mpigo_short_colls() - c0;
+        checkb(name, "Scatterv", r, m, rank, it);
+        for (int i = 0; i < 4; i++)
+            CHECK(r[m + i] == 0, "%s: Scatterv %d: byte %d after the part holds %d", name, it, i, r[m + i]);
+    }
+    CHECK(cway ? in_c > 0 && in_c <= 40 : in_c == 0, "%s: Scatterv: %ld calls in C", name, in_c);
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int wants[2] = {8, 24}, cls;
+    for (int c = 0; c < 2; c++) {
+        for (int j = 0; j < size; j++) counts[j] = 16, displs[j] = 16 * j;
+        for (int i = 0; i < 16 * size; i++) s[i] = gval(i / 16, c, i % 16);
+        memset(r, 0, sizeof r);
+        int want = rank == 1 ? wants[c] : 16;
+        int rc = MPI_Scatterv(s, counts, displs, MPI_BYTE, r, want, MPI_BYTE, 0, comm);
+        MPI_Error_class(rc, &cls);
+        if (rank == 1 && cway) {
+            CHECK(cls == (wants[c] < 16 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT), "%s: Scatterv, rank 1 wants %d: class %d",
+                  name, wants[c], cls);
+            checkb(name, "mismatched Scatterv", r, wants[c] < 16 ? wants[c] : 16, 1, c);
+        } else if (rank != 1) {
+            CHECK(cls == MPI_SUCCESS, "%s: Scatterv, rank %d's class %d", name, rank, cls);
+        }
+        in_step(comm, name, "a mismatched Scatterv");
     }
 }
 
@@ -864,6 +942,7 @@ static void all(MPI_Comm comm, const char *name) {
     gathers(comm, name);
     gather_errors(comm, name);
     scatters(comm, name);
+    scattervs(comm, name);
     alltoalls(comm, name);
     alltoallvs(comm, name);
     reduces(comm, name);

@@ -119,8 +119,7 @@ func Scatterv(cc *core.Comm, op string, send Vec, counts, displs []int, recv Vec
 	if typed(role{v: &send}, role{v: &recv}) {
 		return c.scatterTyped(op, send, counts, displs, recv, root, true, nb)
 	}
-	s, err := c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
-	return finish(op, nb, s, err)
+	return c.scattervRun(op, send, counts, displs, recv, root, nb)
 }
 
 func Allgather(cc *core.Comm, op string, send, recv Vec, nb bool) (*core.Pending, error) {

@@ -225,25 +225,10 @@ func nodeAlltoallvEntry(c *comm, op string, send *Vec, scounts, sdispls []int, r
 	if g == nil {
 		return done, err
 	}
-	data := 0
-	for j := range scounts {
-		data += scounts[j] * send.Esz
-	}
-	n := vEnd*c.size + data
-	if data > min(c.node.gatherLimit(), int(alltoallMax())) || n > c.node.gatherLimit() {
-		s, late := g.PutLen(n)
+	s, far, data, late := putVBlock(c, g, send, scounts, sdispls, int(alltoallMax()))
+	if s == 0 || far {
 		return s == 0, core.MapErr(op, late)
 	}
-	s, d, late := g.PutBegin(n)
-	if s == 0 {
-		return true, core.MapErr(op, late)
-	}
-	end := 0
-	for j := 0; j < c.size; j++ {
-		end += copy(d[vEnd*c.size+end:], send.block(scounts, sdispls, j).B)
-		binary.NativeEndian.PutUint32(d[vEnd*j:], uint32(end))
-	}
-	g.PutEnd(s, n)
 	// Every block is waited for before any is copied: a rank's far one (their lengths
 	// differ) sends every rank to the schedules, which read an in-place call's parts
 	// from the receive buffer.
@@ -278,11 +263,52 @@ func nodeAlltoallvEntry(c *comm, op string, send *Vec, scounts, sdispls []int, r
 	if first != nil {
 		return true, first
 	}
-	c.node.sentAll(n - vEnd*c.size)
+	c.node.sentAll(data)
 	return true, core.MapErr(op, late)
 }
 
-// vPart is rank k's part of an Alltoallv block b of ranks parts (nodeAlltoallvEntry's).
+// vData is the bytes of the parts of send (a v form's) by counts and displacements, and
+// vSize those of their block, the table included (putV).
+func vData(send *Vec, counts []int) int {
+	n := 0
+	for _, k := range counts {
+		n += k * send.Esz
+	}
+	return n
+}
+
+func vSize(ranks, data int) int { return vEnd*ranks + data }
+
+// putVBlock takes this rank's op with send's parts (by counts and displs) as a v
+// form's block (putV), or with its length alone (far) where the parts are longer than
+// max or the block than the region takes. It returns the op (0 where it could not take
+// one: late says why), whether it went far, and the parts' bytes.
+func putVBlock(c *comm, g *shmcoll.Group, send *Vec, counts, displs []int, max int) (s uint64, far bool, data int, late error) {
+	data = vData(send, counts)
+	n := vSize(c.size, data)
+	if data > min(c.node.gatherLimit(), max) || n > c.node.gatherLimit() {
+		s, late = g.PutLen(n)
+		return s, true, data, late
+	}
+	s, d, late := g.PutBegin(n)
+	if s != 0 {
+		putV(d, send, counts, displs, c.size)
+		g.PutEnd(s, n)
+	}
+	return s, false, data, late
+}
+
+// putV writes into d a v form's block (nodeAlltoallvEntry's, nodeScattervEntry's): a
+// table of where each of the ranks' parts of send ends, then the parts in rank order.
+func putV(d []byte, send *Vec, counts, displs []int, ranks int) {
+	end := 0
+	for j := 0; j < ranks; j++ {
+		end += copy(d[vEnd*ranks+end:], send.block(counts, displs, j).B)
+		binary.NativeEndian.PutUint32(d[vEnd*j:], uint32(end))
+	}
+}
+
+// vPart is rank k's part of a block b of ranks parts (putV's).
 func vPart(b []byte, k, ranks int) []byte {
 	data := b[vEnd*ranks:]
 	at := 0
@@ -290,6 +316,69 @@ func vPart(b []byte, k, ranks int) []byte {
 		at = int(binary.NativeEndian.Uint32(b[vEnd*(k-1):]))
 	}
 	return data[at:binary.NativeEndian.Uint32(b[vEnd*k:])]
+}
+
+// scattervRun is a Scatterv on laid-out buffers (a typed call's packed ones too, as
+// gatherRun), as scatterRun. An earlier Bcast's truncation found on the region's way
+// (late) is reported after the call's own work.
+func (c *comm) scattervRun(op string, send Vec, counts, displs []int, recv Vec, root int, nb bool) (*core.Pending, error) {
+	var late error
+	if !nb && c.path == PathNode {
+		r := c.rootVBlock(root, send, recv, counts, displs)
+		var done bool
+		if done, late = nodeScattervEntry(c, op, &send, counts, displs, &r, root); done {
+			return nil, late
+		}
+	}
+	sc, err := c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
+	if late != nil {
+		return nil, after(late, runSched(op, sc, err))
+	}
+	return finish(op, nb, sc, err)
+}
+
+// nodeScattervEntry is a Scatterv on the node path, a Scatter's op with the root's
+// block an Alltoallv's (putV: a table of where each rank's part ends, then the parts),
+// so that a non-root, which does not know the root's counts, finds its part. A root
+// whose parts are longer than coll_shm_scatter_max (or whose block the region does not
+// take) puts its length alone (far), and every rank goes on to the schedules.
+func nodeScattervEntry(c *comm, op string, send *Vec, counts, displs []int, recv *Vec, root int) (done bool, err error) {
+	g, done, err := c.shortGroup(op, KScatterv, root, recv)
+	if g == nil {
+		return done, err
+	}
+	if c.rank == root {
+		s, far, data, late := putVBlock(c, g, send, counts, displs, int(scatterMax()))
+		if s == 0 || far {
+			return s == 0, core.MapErr(op, late)
+		}
+		own := send.block(counts, displs, root).B
+		if !same(recv.B, own) {
+			copy(recv.B, own)
+		}
+		if len(own) != len(recv.B) {
+			return true, blockErr(op, root, len(own), len(recv.B))
+		}
+		c.node.sentAll(data - len(own))
+		return true, core.MapErr(op, late)
+	}
+	s, late := g.Put(nil, false)
+	if s == 0 {
+		return true, core.MapErr(op, late)
+	}
+	b, _, far, err := g.Block(root, s)
+	switch {
+	case err != nil:
+		return true, core.MapErr(op, err)
+	case far:
+		return false, core.MapErr(op, late)
+	}
+	part := vPart(b, c.rank, c.size)
+	copy(recv.B, part)
+	if len(part) != len(recv.B) {
+		return true, blockErr(op, root, len(part), len(recv.B))
+	}
+	return true, core.MapErr(op, late)
 }
 
 // nodeScatterEntry is a Scatter on the node path, the mirror of an Allgather's: every
@@ -363,7 +452,7 @@ func nodeGatherEntry(c *comm, op string, send, recv *Vec, counts, displs []int, 
 }
 
 // shortGroup is gatherGroup for a call whose op the C library may have taken (its
-// Allgather, Scatter, Alltoall and Alltoallv): where it did and found a rank that took
+// Allgather, Scatter(v) and Alltoall(v)): where it did and found a rank that took
 // the schedules (ShortJoin), nil with done false, so this rank joins them without an op.
 func (c *comm) shortGroup(op string, k Kind, root int, send *Vec) (g *shmcoll.Group, done bool, err error) {
 	if c.node.joined {

@@ -341,8 +341,7 @@ func (c *comm) scatterTyped(op string, send Vec, counts, displs []int, recv Vec,
 		if !v {
 			return c.scatterRun(op, send, recv, root, nb)
 		}
-		s, err := c.sched.scatterv(c, op, send, counts, displs, recv, root, nb)
-		return finish(op, nb, s, err)
+		return c.scattervRun(op, send, counts, displs, recv, root, nb)
 	})
 }
 
