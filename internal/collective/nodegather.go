@@ -27,12 +27,12 @@ var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 		"longer ones take the schedules").Same()
 
 var setShmScatterMax = config.Size("coll_shm_scatter_max", 8<<10,
-	"largest send buffer (bytes, every rank's part) of a blocking Scatter's root that goes through node shared memory; "+
-		"longer ones take the schedules (one message to each rank)").Same()
+	"largest send buffer (bytes, every rank's part) of a blocking Scatter's or Scatterv's root that goes through "+
+		"node shared memory; longer ones take the schedules (one message to each rank)").Same()
 
 var setShmAlltoallMax = config.Size("coll_shm_alltoall_max", 8<<10,
-	"largest send buffer (bytes, every rank's part) of a blocking Alltoall that goes through node shared memory; "+
-		"longer ones take the schedules (one message to each rank)").Same()
+	"largest send buffer (bytes, every rank's part) of a blocking Alltoall or Alltoallv that goes through node "+
+		"shared memory; longer ones take the schedules (one message to each rank)").Same()
 
 // scatterMax and alltoallMax are coll_shm_scatter_max and coll_shm_alltoall_max, read once.
 var (
