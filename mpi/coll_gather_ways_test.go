@@ -323,6 +323,70 @@ func TestScattervWays(t *testing.T) {
 	})
 }
 
+// TestReduceScatterWays: blocking ReduceScatterBlock and ReduceScatter on every way
+// they take (an Allreduce's op in the node region within the Allreduce's limit, whose
+// two-rank one, coll_shm_reduce_max2, is 1 KiB here, the op without data and the
+// schedules beyond it, the schedules with the region off, TCP): of 0 to 300 int64s a
+// block (ReduceScatter: each rank's block of its own length), in place every third,
+// with Sum and Max. At 2, 3 and 4 ranks; every element checked.
+func TestReduceScatterWays(t *testing.T) {
+	eachWay(t, "coll_shm_reduce_max2", "1024", func(t *testing.T, rank, size int) {
+		w := mpi.World
+		val := func(q, i, it int) int64 { return int64((q*7+i*3+it)%23 - 11) }
+		for it := 0; it < 40; it++ {
+			m := (it * 37) % 301
+			counts, at := make([]int, size), make([]int, size+1)
+			for j := range counts {
+				counts[j] = (m + j*5) % 301
+				at[j+1] = at[j] + counts[j]
+			}
+			op, opName := mpi.Sum, "Sum"
+			if it%2 == 1 {
+				op, opName = mpi.Max, "Max"
+			}
+			want := func(i int) int64 {
+				acc := val(0, i, it)
+				for q := 1; q < size; q++ {
+					if v := val(q, i, it); opName == "Sum" {
+						acc += v
+					} else {
+						acc = max(acc, v)
+					}
+				}
+				return acc
+			}
+			check := func(what string, got []int64, first int) {
+				t.Helper()
+				for i, v := range got {
+					if v != want(first+i) {
+						t.Fatalf("%s %d (%s): element %d is %d, want %d", what, it, opName, i, v, want(first+i))
+					}
+				}
+			}
+			send := make([]int64, size*m)
+			for i := range send {
+				send[i] = val(rank, i, it)
+			}
+			if it%3 == 0 {
+				buf := append([]int64(nil), send...)
+				must(t, mpi.ReduceScatterBlock(w, mpi.InPlace[int64](), buf, op))
+				check("ReduceScatterBlock in place", buf[:m], rank*m)
+			} else {
+				recv := make([]int64, m)
+				must(t, mpi.ReduceScatterBlock(w, send, recv, op))
+				check("ReduceScatterBlock", recv, rank*m)
+			}
+			vsend := make([]int64, at[size])
+			for i := range vsend {
+				vsend[i] = val(rank, i, it)
+			}
+			recv := make([]int64, counts[rank])
+			must(t, mpi.ReduceScatter(w, vsend, recv, counts, op))
+			check("ReduceScatter", recv, at[rank])
+		}
+	})
+}
+
 // TestAlltoallWays: blocking Alltoalls on every way they take (the node region's
 // inline lines and slots, the schedules past coll_shm_alltoall_max, set to 1 KiB
 // here, and with the region off, TCP): of 0 to 500 bytes a block, in place every

@@ -170,18 +170,14 @@ func ReduceScatterBlock(cc *core.Comm, op string, send, recv Vec, r Red, nb bool
 	if err := cc.Check(op); err != nil {
 		return nil, err
 	}
-	c := of(cc)
-	s, err := c.sched.reduceScatterBlock(c, op, send, recv, r, nb)
-	return finish(op, nb, s, err)
+	return of(cc).reduceScatterRun(op, send, recv, nil, r, true, nb)
 }
 
 func ReduceScatter(cc *core.Comm, op string, send, recv Vec, counts []int, r Red, nb bool) (*core.Pending, error) {
 	if err := cc.Check(op); err != nil {
 		return nil, err
 	}
-	c := of(cc)
-	s, err := c.sched.reduceScatter(c, op, send, recv, counts, r, nb)
-	return finish(op, nb, s, err)
+	return of(cc).reduceScatterRun(op, send, recv, counts, r, false, nb)
 }
 
 // Scan (excl: Exscan).

@@ -542,6 +542,78 @@ func nodeAllreduceEntry(c *comm, op string, send, recv *Vec, r *Red) error {
 	return nil
 }
 
+// reduceScatterRun is a ReduceScatter of counts' blocks, or (block) a
+// ReduceScatterBlock of recv's: blocking on the node path within the Allreduce's
+// limit, an Allreduce's op into scratch from which each rank copies its block
+// (nodeReduceScatterEntry), else the schedules.
+func (c *comm) reduceScatterRun(op string, send, recv Vec, counts []int, r Red, block, nb bool) (*core.Pending, error) {
+	if !nb && c.path == PathNode {
+		if done, err := nodeReduceScatterEntry(c, op, &send, &recv, counts, &r, block); done {
+			return nil, err
+		}
+	}
+	var s *coll.Sched
+	var err error
+	if block {
+		s, err = c.sched.reduceScatterBlock(c, op, send, recv, r, nb)
+	} else {
+		s, err = c.sched.reduceScatter(c, op, send, recv, counts, r, nb)
+	}
+	return finish(op, nb, s, err)
+}
+
+// nodeReduceScatterEntry is a ReduceScatter(Block) on the node path, as
+// nodeAllreduceEntry: within the Allreduce's limit (coll_shm_reduce_max2 on two
+// ranks, coll_shm_reduce_max on more) every rank combines the whole vector in the
+// region, an Allreduce's op into scratch, and copies its own block out (every rank
+// combining everything there costs less than the ring's messages, which on more ranks
+// than cores wait for the scheduler at each step); beyond it, every rank takes the op
+// without data (Elsewhere) and then the schedules (done false). A rank whose total
+// length differs (erroneous) makes every rank that combines return MPI_ERR_COUNT, as
+// an Allreduce's.
+func nodeReduceScatterEntry(c *comm, op string, send, recv *Vec, counts []int, r *Red, block bool) (done bool, err error) {
+	if err := c.nodeErr(op); err != nil {
+		return true, err
+	}
+	esz := recv.Esz
+	mine, at, total := len(recv.B), 0, 0
+	k := KReduceScatter
+	if block {
+		k = KReduceScatterBlock
+		if send.InPlace {
+			mine = len(recv.B) / c.size
+		}
+		at, total = c.rank*mine, c.size*mine
+	} else {
+		for j, n := range counts {
+			if j == c.rank {
+				at, mine = total, n*esz
+			}
+			total += n * esz
+		}
+	}
+	s := allreduceSend(send, recv)
+	limit := reduceLimit(c, r)
+	g := c.ready()
+	if g == nil || int64(total) > limit {
+		cl := Call{Op: op, Kind: k, Root: NoRoot, Size: int64(total / max(esz, 1)), Elem: int64(esz), Red: r.code()}
+		if g, err = c.nodeGroup(&cl, int64(total), limit); err != nil || g == nil {
+			if err == nil && int64(total) > limit {
+				err = c.nodeElsewhere(&cl, total, esz, r)
+			}
+			return err != nil, err
+		}
+	}
+	p := coll.GetScratch(total)
+	defer coll.PutScratch(p)
+	if err := nodeAllreduce(g, &c.node.lim, s.B[:total], (*p)[:total], esz, r); err != nil {
+		return true, nodeCountErr(c, g, op, err, esz, r)
+	}
+	copy(recv.B[:min(mine, len(recv.B))], (*p)[at:at+mine])
+	c.node.sentAll(total)
+	return true, nil
+}
+
 // nodeElsewhere is a reduction of n bytes, beyond the region's limit, before it takes
 // the schedules: it takes the op in the region (shmcoll Elsewhere) when the region is
 // on, so that ranks whose lengths differ find it, except under coll_check, which
