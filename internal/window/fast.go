@@ -101,20 +101,16 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 // evict itself anyway, and its stores cost less sent to memory past the caches
 // (non-temporal), which spares the read of every destination line before it is
 // written. Go's memmove does the latter from 1 MiB only where it copies with AVX;
-// on an Intel CPU with fast REP MOVSB it never does. The cost model: bytes this rank
+// on an Intel CPU with fast REP MOVSB it never does, and REP MOVSB on AMD's CPUs
+// (ntcopy.Move) keeps ordinary stores at every size. The cost model: bytes this rank
 // copied to or from direct targets since its last Flush of a direct target
 // (Win.streamed) beyond streamBytes, about a core's L2, are a stream and take
-// non-temporal stores; below it, copies go in chunks under 1 MiB, which stay in
-// cache. Where Move itself copies with REP MOVSB (AMD's: ntcopy.MoveREP), a stream
-// takes Move too, in chunks: there it moved 1 MiB Puts and Gets at least as fast as
-// the non-temporal stores (docs/BENCHMARKS.md, "Streams on AMD").
+// non-temporal stores on every CPU that has them; below it, copies go in chunks under
+// 1 MiB, which stay in cache (docs/BENCHMARKS.md, "Streams on AMD").
 const (
 	streamBytes = 2 << 20
 	copyChunk   = 512 << 10
 )
-
-// streamNT says whether a stream takes non-temporal stores (streamCopy).
-var streamNT = ntcopy.MoveREP() == 0
 
 // CopyREP is the size from which copyDirect's copies below 1 MiB take REP MOVSB on this
 // CPU (ntcopy.Move), 0 where they never do: the C face's short ways copy the same way.
@@ -131,7 +127,7 @@ func (w *Win) copyDirect(dst, src []byte) {
 		ntcopy.MoveCached(dst, src)
 		return
 	}
-	if w.streamed.Add(int64(len(src))) > streamBytes && streamNT {
+	if w.streamed.Add(int64(len(src))) > streamBytes {
 		streamCopy(dst, src)
 		return
 	}
