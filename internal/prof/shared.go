@@ -12,7 +12,7 @@ import (
 // send's packet, a collective's flag or a Put's copy, the four to six of a call cost
 // as much as the call itself. So the calls of sharedCalls (the point-to-point calls and
 // their completions, the blocking collectives, the one-sided operations that complete
-// at once) and the one-sided links of node memory (AddLinkTo) are counted instead in
+// at once) and the one-sided links of node memory (DoneDirect) are counted instead in
 // tallies of the Go scheduler's processor (P) that runs the caller, with plain adds
 // made while the goroutine is pinned to it, so that no other goroutine adds to the
 // same words meanwhile; every snapshot adds the tallies to the record's counts
@@ -76,7 +76,7 @@ var untimedCalls = func() (x [NumCalls]bool) {
 }()
 
 // shard is one processor's tallies of sharedCalls, its count of calls to the next
-// timed one, and its one-sided links (AddLinkTo); a whole number of cache lines, so
+// timed one, and its one-sided links (DoneDirect); a whole number of cache lines, so
 // that processors share none.
 type shard struct {
 	gap   uint64
@@ -126,22 +126,12 @@ func startShared() {
 }
 
 // maxSharedLinks bounds the processors' one-sided links (processors times world
-// ranks, 32 bytes each): past it AddLinkTo counts atomically at ThreadMultiple.
+// ranks, 32 bytes each): past it DoneDirect counts atomically at ThreadMultiple.
 const maxSharedLinks = 1 << 16
 
-// AddLinkTo counts one transfer of n bytes in l, the link of a one-sided operation
-// done directly on node memory with world rank w, at slot 2w for what went to w and
-// 2w+1 for what came from it: as AddLink, except at ThreadMultiple, where the transfer
-// is counted in the calling processor's link of that slot (a plain add, the goroutine
-// pinned), which every snapshot reads as it reads l.
-func AddLinkTo(l *Link, slot, n int) {
-	if fast && !concurrent {
-		*l = Link{l.Bytes + uint64(n), l.Ops + 1}
-	} else {
-		addLinkShared(l, slot, n)
-	}
-}
-
+// addLinkShared counts one transfer of n bytes in l, the link of slot (DoneDirect's),
+// where calls may overlap: in the calling processor's link of that slot, the
+// goroutine pinned, or atomically in l.
 func addLinkShared(l *Link, slot, n int) {
 	if fast {
 		p := procPin()
@@ -156,6 +146,77 @@ func addLinkShared(l *Link, slot, n int) {
 	}
 	atomic.AddUint64(&l.Bytes, uint64(n))
 	atomic.AddUint64(&l.Ops, 1)
+}
+
+// Dir says which of a one-sided operation's links DoneDirect counts: what went to
+// the target, what came from it, or both (a fetching operation).
+type Dir uint8
+
+const (
+	DirTo Dir = 1 << iota
+	DirFrom
+)
+
+// DoneDirect counts a one-sided operation of n bytes done directly on node memory
+// with world rank w: call (None: no call) as Done counts it, and the transfer in the
+// links of d, to (slot 2w: what went to w) and from (slot 2w+1: what came from it).
+// Below ThreadMultiple these are plain adds; at ThreadMultiple they go to the calling
+// processor's tally and links of those slots, which every snapshot reads as it reads
+// to and from, with the goroutine pinned once for all of them: a pin is a chain of
+// dependent loads, and a Put and its Flush took three.
+func DoneDirect(call Call, n int, to, from *Link, w int, d Dir) {
+	if !fast || concurrent {
+		doneDirectShared(call, n, to, from, w, d)
+		return
+	}
+	if d&DirTo != 0 {
+		*to = Link{to.Bytes + uint64(n), to.Ops + 1}
+	}
+	if d&DirFrom != 0 {
+		*from = Link{from.Bytes + uint64(n), from.Ops + 1}
+	}
+	if call != None {
+		c := &counts[call]
+		c.Bytes += uint64(n)
+		c.Hist[bits.Len64(uint64(n))]++
+	}
+}
+
+// doneDirectShared is DoneDirect where calls may overlap.
+func doneDirectShared(call Call, n int, to, from *Link, w int, d Dir) {
+	if fast && (call == None || sharedIndex[call] >= 0) {
+		p := procPin()
+		if p < len(shards) && uint(2*w+1) < uint(len(shards[p].links)) {
+			s := &shards[p]
+			if d&DirTo != 0 {
+				x := &s.links[2*w]
+				x.Bytes += uint64(n)
+				x.Ops++
+			}
+			if d&DirFrom != 0 {
+				x := &s.links[2*w+1]
+				x.Bytes += uint64(n)
+				x.Ops++
+			}
+			if call != None {
+				t := &s.t[sharedIndex[call]]
+				t.Bytes += uint64(n)
+				t.Hist[bits.Len64(uint64(n))]++
+			}
+			procUnpin()
+			return
+		}
+		procUnpin()
+	}
+	if d&DirTo != 0 {
+		addLinkShared(to, 2*w, n)
+	}
+	if d&DirFrom != 0 {
+		addLinkShared(from, 2*w+1, n)
+	}
+	if call != None {
+		Done(call, n)
+	}
 }
 
 // entryCounted are the calls of sharedCalls counted as they enter at ThreadMultiple

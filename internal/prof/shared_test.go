@@ -192,50 +192,53 @@ func col(c []uint64, w int) uint64 {
 	return 0
 }
 
-// At ThreadMultiple the one-sided operations done at once (Done) and the links they
-// move data on (AddLinkTo), from many goroutines at once, are every one counted: the
-// calls in the per-call totals, the links in the matrix's one-sided columns of their
-// world rank. A link of a world rank past the processors' (a job grown since) is
-// counted in its owner's memory. Neither allocates.
+// At ThreadMultiple the one-sided operations done directly (DoneDirect), from many
+// goroutines at once, are every one counted: the calls in the per-call totals, the
+// links they move data on in the matrix's one-sided columns of their world rank. A
+// link of a world rank past the processors' (a job grown since) is counted in its
+// owner's memory. Below ThreadMultiple one goroutine's plain adds count the same.
+// Neither allocates.
 func TestSharedOneSided(t *testing.T) {
-	if err := Start(0, 2, true); err != nil {
-		t.Fatal(err)
-	}
 	defer Start(0, 2, false)
-	var to, from, far Link
-	taps := Watch([]Tap{{&to, 1, RMATo}, {&from, 1, RMAFrom}})
-	defer taps.Retire()
-	before, p0 := totals(Put), snapshot("")
-	const goroutines, each = 8, 4000
-	together(goroutines, each, func() {
-		if !TryDone(Put, 8) {
-			Done(Put, 8)
+	for _, multi := range []bool{true, false} {
+		if err := Start(0, 2, multi); err != nil {
+			t.Fatal(err)
 		}
-		AddLinkTo(&to, 2*1, 8)
-		AddLinkTo(&from, 2*1+1, 3)
-		AddLinkTo(&far, 2*1000, 5)
-	})
-	after, p1 := totals(Put), snapshot("")
-	const ncalls = goroutines * each
-	if n, b := after.N-before.N, after.Bytes-before.Bytes; n != ncalls || b != 8*ncalls {
-		t.Errorf("Put: %d calls, %d bytes; want %d, %d", n, b, ncalls, 8*ncalls)
-	}
-	if b, o := col(p1.RMABytes, 1)-col(p0.RMABytes, 1), col(p1.RMAOps, 1)-col(p0.RMAOps, 1); b != 8*ncalls || o != ncalls {
-		t.Errorf("to rank 1: %d bytes in %d operations; want %d in %d", b, o, 8*ncalls, ncalls)
-	}
-	if b, o := col(p1.RMAInBytes, 1)-col(p0.RMAInBytes, 1), col(p1.RMAInOps, 1)-col(p0.RMAInOps, 1); b != 3*ncalls || o != ncalls {
-		t.Errorf("from rank 1: %d bytes in %d operations; want %d in %d", b, o, 3*ncalls, ncalls)
-	}
-	if far != (Link{5 * ncalls, ncalls}) {
-		t.Errorf("link of world rank 1000: %+v; want %d bytes in %d operations", far, 5*ncalls, ncalls)
-	}
-	if a := testing.AllocsPerRun(1000, func() {
-		if !TryDone(Get, 8) {
-			Done(Get, 8)
+		var to, from, far, farIn Link
+		taps := Watch([]Tap{{&to, 1, RMATo}, {&from, 1, RMAFrom}})
+		put0, cas0, p0 := totals(Put), totals(CompareAndSwap), snapshot("")
+		goroutines, each := 8, 4000
+		if !multi {
+			goroutines = 1 // one goroutine calls below ThreadMultiple
 		}
-		AddLinkTo(&to, 2*1, 8)
-	}); a != 0 {
-		t.Errorf("%v allocations per operation", a)
+		together(goroutines, each, func() {
+			DoneDirect(Put, 8, &to, &from, 1, DirTo)
+			DoneDirect(None, 3, &to, &from, 1, DirFrom)
+			DoneDirect(CompareAndSwap, 5, &far, &farIn, 1000, DirTo|DirFrom)
+		})
+		put1, cas1, p1 := totals(Put), totals(CompareAndSwap), snapshot("")
+		ncalls := uint64(goroutines * each)
+		if n, b := put1.N-put0.N, put1.Bytes-put0.Bytes; n != ncalls || b != 8*ncalls {
+			t.Errorf("ThreadMultiple %v: Put: %d calls, %d bytes; want %d, %d", multi, n, b, ncalls, 8*ncalls)
+		}
+		if n, b := cas1.N-cas0.N, cas1.Bytes-cas0.Bytes; n != ncalls || b != 5*ncalls {
+			t.Errorf("ThreadMultiple %v: CompareAndSwap: %d calls, %d bytes; want %d, %d", multi, n, b, ncalls, 5*ncalls)
+		}
+		if b, o := col(p1.RMABytes, 1)-col(p0.RMABytes, 1), col(p1.RMAOps, 1)-col(p0.RMAOps, 1); b != 8*ncalls || o != ncalls {
+			t.Errorf("ThreadMultiple %v: to rank 1: %d bytes in %d operations; want %d in %d", multi, b, o, 8*ncalls, ncalls)
+		}
+		if b, o := col(p1.RMAInBytes, 1)-col(p0.RMAInBytes, 1), col(p1.RMAInOps, 1)-col(p0.RMAInOps, 1); b != 3*ncalls || o != ncalls {
+			t.Errorf("ThreadMultiple %v: from rank 1: %d bytes in %d operations; want %d in %d", multi, b, o, 3*ncalls, ncalls)
+		}
+		if far != (Link{5 * ncalls, ncalls}) || farIn != far {
+			t.Errorf("ThreadMultiple %v: links of world rank 1000: %+v, %+v; want %d bytes in %d operations each", multi, far, farIn, 5*ncalls, ncalls)
+		}
+		if a := testing.AllocsPerRun(1000, func() {
+			DoneDirect(Get, 8, &to, &from, 1, DirFrom)
+		}); a != 0 {
+			t.Errorf("ThreadMultiple %v: %v allocations per operation", multi, a)
+		}
+		taps.Retire()
 	}
 }
 
@@ -271,7 +274,6 @@ func TestFlows(t *testing.T) {
 		}
 		taps.Retire()
 	}
-	Start(0, 2, false)
 }
 
 // together runs do each times in every one of goroutines goroutines at once.

@@ -66,10 +66,7 @@ func (w *Win) PutBytes(t int, disp int64, src []byte) bool {
 	} else {
 		w.copyDirect(p.mem[off:off+int64(len(src))], src)
 	}
-	prof.AddLinkTo(&p.to, 2*p.world, len(src))
-	if !prof.TryDone(prof.Put, len(src)) {
-		prof.Done(prof.Put, len(src))
-	}
+	p.done(prof.Put, len(src), prof.DirTo)
 	return true
 }
 
@@ -89,10 +86,7 @@ func (w *Win) GetBytes(t int, disp int64, dst []byte) bool {
 	} else {
 		w.copyDirect(dst, p.mem[off:off+int64(len(dst))])
 	}
-	prof.AddLinkTo(&p.from, 2*p.world+1, len(dst))
-	if !prof.TryDone(prof.Get, len(dst)) {
-		prof.Done(prof.Get, len(dst))
-	}
+	p.done(prof.Get, len(dst), prof.DirFrom)
 	return true
 }
 
@@ -171,10 +165,7 @@ func (w *Win) AccBytes(t int, disp int64, origin []byte, op rma.Op, k datatype.K
 	if !rma.AccContig(p.mem[off:off+int64(len(origin))], origin, op, k, p.ctrl.acc()) {
 		return false
 	}
-	prof.AddLinkTo(&p.to, 2*p.world, len(origin))
-	if !prof.TryDone(prof.Accumulate, len(origin)) {
-		prof.Done(prof.Accumulate, len(origin))
-	}
+	p.done(prof.Accumulate, len(origin), prof.DirTo)
 	return true
 }
 
@@ -202,22 +193,18 @@ func (w *Win) FetchWord(t int, disp int64, v uint64, op rma.Op, call prof.Call) 
 	default:
 		return 0, false
 	}
+	d := prof.DirTo | prof.DirFrom // the operand goes there, the old value comes back
 	if op == rma.OpNoOp {
-		prof.AddLinkTo(&p.from, 2*p.world+1, 8) // a read: nothing goes to the target
-	} else {
-		p.fetched(8)
+		d = prof.DirFrom // a read: nothing goes to the target
 	}
-	if call != prof.None && !prof.TryDone(call, 8) {
-		prof.Done(call, 8)
-	}
+	p.done(call, 8, d)
 	return old, true
 }
 
-// fetched counts a fetching operation of n bytes on p: its operand goes there, the
-// old value comes back.
-func (p *winPeer) fetched(n int) {
-	prof.AddLinkTo(&p.to, 2*p.world, n)
-	prof.AddLinkTo(&p.from, 2*p.world+1, n)
+// done counts call (prof.None: none), an operation of n bytes on p done directly,
+// and its transfer in p's links of d.
+func (p *winPeer) done(call prof.Call, n int, d prof.Dir) {
+	prof.DoneDirect(call, n, &p.to, &p.from, p.world, d)
 }
 
 // CasWord is CompareAndSwap on an 8-byte integer at disp of target t's window when
@@ -232,10 +219,7 @@ func (w *Win) CasWord(t int, disp int64, cmp, swap uint64, call prof.Call) (uint
 		return 0, false
 	}
 	old := rma.CasWord((*uint64)(unsafe.Pointer(unsafe.SliceData(p.mem[off:]))), cmp, swap)
-	p.fetched(8)
-	if call != prof.None && !prof.TryDone(call, 8) {
-		prof.Done(call, 8)
-	}
+	p.done(call, 8, prof.DirTo|prof.DirFrom)
 	return old, true
 }
 

@@ -336,7 +336,7 @@ func (w *Win) CompareAndSwap(op string, o, cmp, r []byte, dt *datatype.Type, ran
 	n := int(dt.Size())
 	if pr.p.direct {
 		rma.CompareSwap(pr.p.mem, pr.off, cmp[:n], o[:n], r[:n], dt.Kind(), pr.p.ctrl.acc())
-		pr.p.fetched(n)
+		pr.p.done(prof.None, n, prof.DirTo|prof.DirFrom)
 		return nil
 	}
 	data := make([]byte, 2*n)
