@@ -523,7 +523,7 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     }
 }
 
-/* scatters: MPI_Scatter (and its _c form) of 0 to 8 KiB of the root's buffer in C
+/* scatters: MPI_Scatter (and its _c form) of 0 to 16 KiB of the root's buffer in C
  * (inline lines up to 56 bytes, slots beyond), from rotating roots, in place at the
  * root every third time, of MPI_BYTE and MPI_INT; longer ones (the root's length
  * alone, far: every rank then takes the schedules, the non-roots by joining them in
@@ -533,10 +533,10 @@ static void scatters(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[8 * 5000], r[5000];
+    static unsigned char s[8 * 9000], r[17000];
     IN_C(30, name, {
         for (int it = 0; it < 30; it++) {
-            int root = it % size, m = it % 2 ? (it * 13) % 12 : (it * 37) % (8192 / size / 4 + 1) * 4;
+            int root = it % size, m = it % 2 ? (it * 13) % 12 : (it * 37) % (16384 / size / 4 + 1) * 4;
             if (rank == root)
                 for (int j = 0; j < size; j++)
                     for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
@@ -558,7 +558,7 @@ static void scatters(MPI_Comm comm, const char *name) {
     });
     /* Beyond the region's limit the root takes the schedules; the others find it far. */
     for (int it = 0; it < 6; it++) {
-        int root = it % size, m = it % 2 ? 16 : 5000;
+        int root = it % size, m = it % 2 ? 16 : 9000;
         if (rank == root)
             for (int j = 0; j < size; j++)
                 for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
@@ -750,7 +750,7 @@ static void alltoallvs(MPI_Comm comm, const char *name) {
 
 /* scattervs: MPI_Scatterv (and its _c form) from rotating roots of parts of 0 to 40
  * bytes laid out with gaps, in C; in place at the root every third time; of MPI_INT
- * when whole; every fifth call's parts up to 150 times longer, past
+ * when whole; every fifth call's parts up to 450 times longer, some past
  * coll_shm_scatter_max (far: every rank then takes the schedules, the non-roots by
  * joining them in Go); a rank's part longer or shorter than the root's (erroneous):
  * MPI_ERR_COUNT or MPI_ERR_TRUNCATE at that rank, what fits kept, the group in step
@@ -759,12 +759,12 @@ static void scattervs(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[32768], r[8192];
+    static unsigned char s[8 * 20000], r[20000];
     vlayout l;
     int *counts = l.counts, *displs = l.displs;
     long in_c = 0;
     for (int it = 0; it < 40; it++) {
-        int root = it % size, unit = it % 5 == 4 ? 150 : 1, ints = it % 2 == 0 && unit == 1;
+        int root = it % size, unit = it % 5 == 4 ? 450 : 1, ints = it % 2 == 0 && unit == 1;
         for (int j = 0; j < size; j++) counts[j] = (j * 7 + it) % 41 * unit * (ints ? 4 : 1);
         v_place(&l, size);
         if (rank == root)
