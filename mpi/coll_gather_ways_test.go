@@ -34,7 +34,7 @@ func checkGathered(t *testing.T, what string, it, j int, got []byte) {
 // TestGatherWays: the blocking gathers on every way they take (the node region's
 // cells and inline lines and slots, point-to-point messages for a Gather's long
 // blocks, the schedules for an Allgather's, TCP): Gathers from rotating roots, many
-// more than a rank's cells, of 0 to 2500 bytes per block, in place at the root every
+// more than a rank's cells, of 0 to 9500 bytes per block, in place at the root every
 // third; Gatherv with one rank's block long and the others short or empty;
 // Allgather and Allgatherv up to beyond coll_shm_gather_max (set to 1 KiB here), in
 // place too; non-roots of ten Gathers that return before their root calls. At 2, 3
@@ -43,7 +43,7 @@ func TestGatherWays(t *testing.T) {
 	eachWay(t, "coll_shm_gather_max", "1024", func(t *testing.T, rank, size int) {
 		w := mpi.World
 		for it := 0; it < 60; it++ {
-			root, m := it%size, (it*97)%2500 // cells, their extensions, messages
+			root, m := it%size, (it*331)%9500 // cells, their extensions, messages
 			recv := make([]byte, size*m)
 			send := gblock(rank, it, m)
 			if rank == root && it%3 == 0 {

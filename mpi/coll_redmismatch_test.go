@@ -16,7 +16,7 @@ import (
 type redCase struct{ count, other, odd int }
 
 // redMismatches straddle every switch of way by size: on the node's shared memory the
-// inline line (56 bytes), a Reduce's cell (2032 bytes), the split reduction (64 KiB, 3+ ranks), the timed choice with
+// inline line (56 bytes), a Reduce's cell (8368 bytes), the split reduction (64 KiB, 3+ ranks), the timed choice with
 // the reads (256 KiB), the pieces of a slot (512 KiB), the region's limit (16 KiB on 2
 // ranks, 1 MiB on more) and the schedules beyond; on the schedules their blocking
 // sends (256 bytes), the direct (flat) algorithms (1 KiB), recursive doubling against
@@ -26,7 +26,7 @@ func redMismatches(n int, sched bool) []redCase {
 	const k = 1024 / 8
 	cs := []redCase{
 		{7, 8, n - 1}, {8, 7, 0}, {0, 4, 1}, {32, 33, n - 1}, {2 * k, 3 * k, n - 1}, {3 * k, 2 * k, 0},
-		{254, 255, n - 1}, {255, 254, 0},
+		{254, 255, n - 1}, {255, 254, 0}, {1046, 1047, n - 1}, {1047, 1046, 0},
 	}
 	if sched && n > 2 {
 		// Counts on both sides of a switch of the schedules' algorithm (1 KiB: direct
@@ -207,7 +207,7 @@ func TestReduceMismatchedHierarchical(t *testing.T) {
 		w := mpi.World
 		n := w.Size()
 		for it := 0; it < 2; it++ {
-			for _, k := range []redCase{{7, 8, n - 1}, {8, 7, 0}, {0, 4, 1}, {4, 0, 2}, {32, 33, 3}, {256, 384, 1}, {384, 256, n - 1}, {1000, 1001, 2}} {
+			for _, k := range []redCase{{7, 8, n - 1}, {8, 7, 0}, {0, 4, 1}, {4, 0, 2}, {32, 33, 3}, {256, 384, 1}, {384, 256, n - 1}, {1000, 1001, 2}, {1046, 1047, 2}} {
 				for _, odd := range []int{k.odd, 0, 1, 2, 3, n - 1} {
 					k.odd = odd
 					for _, kind := range []string{"allreduce", "reduce0", "reduceodd"} {

@@ -12,9 +12,9 @@ import (
 func rval(r, it, i int) int64 { return int64((r*7+it*3+i*11)%97 - 40) }
 
 // TestReduceCells: Reduce on every way it takes (on the node region a cell per rank
-// up to 2032 bytes, the op way and the schedules beyond; the schedules; TCP), with
+// up to 8368 bytes, the op way and the schedules beyond; the schedules; TCP), with
 // roots rotating and Gathers between (the two share the cells' count): sums of
-// float64 and int32 of 0 to 2500 bytes (a cell's head is 112 of them), Maxloc on
+// float64 and int32 of 0 to 9600 bytes (a cell's head is 112 of them), Maxloc on
 // (value, index) pairs and a non-commutative user op (MPI's rank order), in place at
 // the root every third call, many more calls than a rank's 16 cells; and non-roots of
 // ten Reduces that return before their root calls. At 2, 3 and 4 ranks; every
@@ -60,7 +60,7 @@ func TestReduceCells(t *testing.T) {
 
 // reduceCellsRound is round it of TestReduceCells.
 func reduceCellsRound(t *testing.T, w *mpi.Comm, it, rank, size int) {
-	root, m := (it*5)%size, (it*41)%313 // elements of 8 bytes: 0..2496 bytes
+	root, m := (it*5)%size, (it*41)%1201 // elements of 8 bytes: 0..9600 bytes
 	inPlace := rank == root && it%3 == 0
 	what := fmt.Sprintf("round %d (%d elements, root %d, in place %v)", it, m, root, inPlace)
 	// Sum of float64 (exact: small integers).

@@ -8,10 +8,10 @@ import (
 	"github.com/mpigo/mpigo/mpi"
 )
 
-// TestReduceLong: Reduces beyond the cells (2032 bytes), through the node region's
+// TestReduceLong: Reduces beyond the cells (8368 bytes), through the node region's
 // slots up to its limits (1 MiB: the root combines its own part from its buffer, and
 // starts from it before the others arrive where the order allows), in pieces of a
-// 64 KiB slot, and by the schedules and TCP: float64 sums of 4 KiB to 1.5 MiB with
+// 64 KiB slot, and by the schedules and TCP: float64 sums of 9 KiB to 1.5 MiB with
 // the root at every rank, in place every other call, and a non-commutative op, which
 // keeps MPI's rank order whichever rank is the root; the sums again as Allreduces
 // (on two ranks through the region up to 128 KiB). On the region, a sum of values that
@@ -25,7 +25,7 @@ func TestReduceLong(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", p.Name, n), func(t *testing.T) {
 				jobWith(t, mpitest.Options{N: n, Transport: p}, func(t *testing.T, rank, size int) {
 					w := mpi.World
-					for it, m := range []int{512, 2100, 8192, 40000, 131072, 196608} {
+					for it, m := range []int{1100, 2100, 8192, 40000, 131072, 196608} {
 						region := p.Name != "sched" && p.Name != "tcp" && m*8 <= 1<<20
 						for root := 0; root < size; root++ {
 							reduceLongRound(t, w, it*size+root, m, root, rank, size, region)

@@ -1020,7 +1020,7 @@ static inline int64_t v_part(const char *b, int k, int size, const char **p) {
  * It is the Go way's op on the region (collective's nodeAlltoallvEntry): every rank
  * puts one block, a table of where each rank's part ends (uint32, native order) and
  * the parts after it in rank order (parts of at most alltoall_max bytes in all, and
- * the block within gather_max, else it goes to Go, which puts its length alone, far), waits for every other rank's, and only then
+ * the block within a slot, else it goes to Go, which puts its length alone, far), waits for every other rank's, and only then
  * copies its part of each out; a rank that finds another's far joins the schedules in
  * Go, its receive buffer untouched (an in-place call's parts are read from it). Any
  * argument Go would refuse takes the Go way before the op. */
@@ -1050,7 +1050,7 @@ static inline __attribute__((always_inline)) int short_alltoallv(const void *sbu
         data += k * ssz;
     }
     int64_t n = MPIGO_V_END * size + data;
-    if (data > d->alltoall_max || n > d->gather_max) return -1;
+    if (data > d->alltoall_max || n > d->slot) return -1;
 #define SPART(j) ((const char *)sbuf + displ_at(sdispls, j, big) * ssz)
     mpigo_rec rec;
     uint64_t s;
@@ -1090,7 +1090,7 @@ static inline __attribute__((always_inline)) int short_alltoallv(const void *sbu
 /* short_scatterv is MPI_Scatterv here (MPI_Scatterv_c with big), or -1: the Go way. It
  * is the Go way's op on the region (collective's nodeScattervEntry): a Scatter's, the
  * root's block a v form's (v_image), its parts of at most scatter_max bytes in all and
- * the block within gather_max (else the root goes to Go, which puts its length alone,
+ * the block within a slot (else the root goes to Go, which puts its length alone,
  * far); every other rank puts nothing and copies its part out (v_part), or, finding the
  * root's far, joins the schedules in Go. Any argument Go would refuse takes the Go way
  * before the op. */
@@ -1112,7 +1112,7 @@ static inline __attribute__((always_inline)) int short_scatterv(const void *sbuf
             data += k * ssz;
         }
         n = MPIGO_V_END * size + data;
-        if (data > d->scatter_max || n > d->gather_max) return -1;
+        if (data > d->scatter_max || n > d->slot) return -1;
     }
     if ((me != root || rbuf != MPI_IN_PLACE) && part_want(d, rbuf, rcount, rdt, &want) != 0) return -1;
     mpigo_rec rec;

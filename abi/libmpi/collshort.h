@@ -59,8 +59,8 @@ typedef struct {
 #define MPIGO_R_TAKEN 56   /* in a block: the last Gather this rank took as root */
 #define MPIGO_R_CELLS 16   /* gather cells per rank */
 #define MPIGO_R_CELL 128   /* a cell: sequence word, length word, the block's head */
-#define MPIGO_R_CELL_EXT 1920 /* the rest of a cell's block, in the extensions after the cells */
-#define MPIGO_R_GATHER_INLINE 2032
+#define MPIGO_R_CELL_EXT 8256 /* the rest of a cell's block, in the extensions after the cells */
+#define MPIGO_R_GATHER_INLINE 8368
 
 #define MPIGO_COLL_COMMS 1024 /* communicators in slots from this on take the Go way */
 

@@ -1,7 +1,7 @@
 /* collshort.c - the short collectives in C (abi/libmpi/collshort.c): MPI_Barrier,
  * MPI_Bcast of at most one ring chunk, MPI_Allreduce of at most 56 bytes with
- * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 2032 bytes with those ops,
- * MPI_Gather and MPI_Gatherv of at most 2032 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
+ * MPI_SUM, MPI_PROD or a bitwise op, MPI_Reduce of at most 8368 bytes with those ops,
+ * MPI_Gather and MPI_Gatherv of at most 8368 bytes per block and MPI_Allgather and MPI_Allgatherv of at most coll_shm_gather_max,
  * MPI_Scatter of at most coll_shm_scatter_max bytes of the root's buffer (MPI_Scatterv: its parts), MPI_Alltoall of at
  * most coll_shm_alltoall_max bytes of each rank's send buffer (MPI_Alltoallv: its block), run
  * on a communicator's node shared-memory region without crossing into Go, by the
@@ -371,7 +371,7 @@ static void checkb(const char *name, const char *what, const unsigned char *p, i
 }
 
 /* Gathers (shmcoll's cells, inline lines and slots): MPI_Gather and MPI_Gatherv (and
- * its _c form) of 0 to 2032 bytes per block in C, from rotating roots, more than a
+ * its _c form) of 0 to 8368 bytes per block in C, from rotating roots, more than a
  * rank's 16 cells; longer blocks (a point-to-point message each, through Go) mixed
  * among them, one rank's alone; non-roots that leave before their root calls; in
  * place at the root;
@@ -381,11 +381,11 @@ static void gathers(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[4096], r[8 * 4096];
+    static unsigned char s[10000], r[8 * 10000];
     int counts[8], displs[8];
     IN_C(40 * 4, name, {
         for (int it = 0; it < 40; it++) {
-            int root = it % size, m = (it * 7) % 113 + (it % 4 == 3 ? 1900 : 0); /* heads, extensions */
+            int root = it % size, m = (it * 7) % 113 + (it % 4 == 3 ? 8200 : 0); /* heads, extensions */
             for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
             memset(r, 0, sizeof r);
             OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
@@ -438,14 +438,14 @@ static void gathers(MPI_Comm comm, const char *name) {
     });
     /* Longer blocks: messages to the root, the cells between them; one rank's alone. */
     for (int it = 0; it < 24; it++) {
-        int root = (it / 2) % size, m = it % 2 ? 8 : 3000;
+        int root = (it / 2) % size, m = it % 2 ? 8 : 9000;
         for (int i = 0; i < m; i++) s[i] = gval(rank, it, i);
         memset(r, 0, sizeof r);
         OK(MPI_Gather(s, m, MPI_BYTE, r, m, MPI_BYTE, root, comm));
         if (rank == root)
             for (int j = 0; j < size; j++) checkb(name, "long Gather", r + j * m, m, j, it);
         int at = 0;
-        for (int j = 0; j < size; j++) counts[j] = j == (it + 1) % size ? 2500 : j % 3 * 20, displs[j] = at, at += counts[j];
+        for (int j = 0; j < size; j++) counts[j] = j == (it + 1) % size ? 9000 : j % 3 * 20, displs[j] = at, at += counts[j];
         for (int i = 0; i < counts[rank]; i++) s[i] = gval(rank, it, i);
         memset(r, 0, sizeof r);
         OK(MPI_Gatherv(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, root, comm));
@@ -488,8 +488,8 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     MPI_Comm_size(comm, &size);
     if (size < 2) return;
     OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    static unsigned char s[4096], r[8 * 4096];
-    int sends[4] = {8, 24, 300, 3000}, cls;
+    static unsigned char s[10000], r[8 * 4096];
+    int sends[4] = {8, 24, 300, 9000}, cls;
     for (int c = 0; c < 4; c++) {
         int m = rank == 1 ? sends[c] : 16;
         for (int i = 0; i < m; i++) s[i] = gval(rank, c, i);
@@ -523,7 +523,7 @@ static void gather_errors(MPI_Comm comm, const char *name) {
     }
 }
 
-/* scatters: MPI_Scatter (and its _c form) of 0 to 8 KiB of the root's buffer in C
+/* scatters: MPI_Scatter (and its _c form) of 0 to 16 KiB of the root's buffer in C
  * (inline lines up to 56 bytes, slots beyond), from rotating roots, in place at the
  * root every third time, of MPI_BYTE and MPI_INT; longer ones (the root's length
  * alone, far: every rank then takes the schedules, the non-roots by joining them in
@@ -533,10 +533,10 @@ static void scatters(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[8 * 5000], r[5000];
+    static unsigned char s[8 * 9000], r[17000];
     IN_C(30, name, {
         for (int it = 0; it < 30; it++) {
-            int root = it % size, m = it % 2 ? (it * 13) % 12 : (it * 37) % (8192 / size / 4 + 1) * 4;
+            int root = it % size, m = it % 2 ? (it * 13) % 12 : (it * 37) % (16384 / size / 4 + 1) * 4;
             if (rank == root)
                 for (int j = 0; j < size; j++)
                     for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
@@ -558,7 +558,7 @@ static void scatters(MPI_Comm comm, const char *name) {
     });
     /* Beyond the region's limit the root takes the schedules; the others find it far. */
     for (int it = 0; it < 6; it++) {
-        int root = it % size, m = it % 2 ? 16 : 5000;
+        int root = it % size, m = it % 2 ? 16 : 9000;
         if (rank == root)
             for (int j = 0; j < size; j++)
                 for (int i = 0; i < m; i++) s[j * m + i] = gval(j, it, i);
@@ -750,7 +750,7 @@ static void alltoallvs(MPI_Comm comm, const char *name) {
 
 /* scattervs: MPI_Scatterv (and its _c form) from rotating roots of parts of 0 to 40
  * bytes laid out with gaps, in C; in place at the root every third time; of MPI_INT
- * when whole; every fifth call's parts up to 150 times longer, past
+ * when whole; every fifth call's parts up to 450 times longer, some past
  * coll_shm_scatter_max (far: every rank then takes the schedules, the non-roots by
  * joining them in Go); a rank's part longer or shorter than the root's (erroneous):
  * MPI_ERR_COUNT or MPI_ERR_TRUNCATE at that rank, what fits kept, the group in step
@@ -759,12 +759,12 @@ static void scattervs(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static unsigned char s[32768], r[8192];
+    static unsigned char s[8 * 20000], r[20000];
     vlayout l;
     int *counts = l.counts, *displs = l.displs;
     long in_c = 0;
     for (int it = 0; it < 40; it++) {
-        int root = it % size, unit = it % 5 == 4 ? 150 : 1, ints = it % 2 == 0 && unit == 1;
+        int root = it % size, unit = it % 5 == 4 ? 450 : 1, ints = it % 2 == 0 && unit == 1;
         for (int j = 0; j < size; j++) counts[j] = (j * 7 + it) % 41 * unit * (ints ? 4 : 1);
         v_place(&l, size);
         if (rank == root)
@@ -816,7 +816,7 @@ static void scattervs(MPI_Comm comm, const char *name) {
  * products of doubles are exact. */
 static int64_t rval(int q, int it, int i) { return (q * 7 + it * 3 + i * 11) % 5 + 1; }
 
-/* reduces: MPI_Reduce of at most a cell (2032 bytes) of a predefined datatype with an
+/* reduces: MPI_Reduce of at most a cell (8368 bytes) of a predefined datatype with an
  * op the C way has, from rotating roots: in C, over the cells' heads and extensions,
  * in place at the root, the _c form; Go's Reduces between them on the same cells
  * (MPI_MAX, a derived type, longer than a cell); non-roots that leave before their
@@ -828,12 +828,12 @@ static void reduces(MPI_Comm comm, const char *name) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    static int64_t a[300], r[300];
-    static double da[300], dr[300];
-    static int32_t ia[600], ir[600];
+    static int64_t a[1100], r[1100];
+    static double da[1100], dr[1100];
+    static int32_t ia[2200], ir[2200];
     IN_C(40 * 3, name, {
         for (int it = 0; it < 40; it++) {
-            int root = (it * 3) % size, count = (it * 37) % 255; /* up to 2032 bytes */
+            int root = (it * 3) % size, count = (it * 37) % 1047; /* up to 8368 bytes */
             for (int i = 0; i < count; i++) a[i] = rval(rank, it, i), da[i] = (double)rval(rank, it, i), ia[2 * i] = ia[2 * i + 1] = (int32_t)rval(rank, it, i) << (rank % 8);
             memset(r, 0, sizeof r);
             if (rank == root && it % 3 == 0) {
@@ -865,7 +865,7 @@ static void reduces(MPI_Comm comm, const char *name) {
             MPI_Datatype two;
             OK(MPI_Type_contiguous(2, MPI_INT64_T, &two));
             OK(MPI_Type_commit(&two));
-            for (int i = 0; i < 300; i++) a[i] = rval(rank, it, i);
+            for (int i = 0; i < 1100; i++) a[i] = rval(rank, it, i);
             OK(MPI_Reduce(a, r, 3, MPI_INT64_T, MPI_MAX, root, comm));
             OK(MPI_Reduce(a, r + 3, 2, two, MPI_SUM, root, comm));
             OK(MPI_Type_free(&two));
@@ -875,9 +875,9 @@ static void reduces(MPI_Comm comm, const char *name) {
                     for (int q = 0; q < size; q++) want = i < 3 ? (rval(q, it, i) > want ? rval(q, it, i) : want) : want + rval(q, it, i - 3);
                     CHECK(r[i] == want, "%s: Go's Reduce %d element %d: %lld, want %lld", name, it, i, (long long)r[i], (long long)want);
                 }
-            OK(MPI_Reduce(a, r, 300, MPI_INT64_T, MPI_SUM, root, comm));
+            OK(MPI_Reduce(a, r, 1100, MPI_INT64_T, MPI_SUM, root, comm));
             if (rank == root)
-                for (int i = 0; i < 300; i++) {
+                for (int i = 0; i < 1100; i++) {
                     int64_t want = 0;
                     for (int q = 0; q < size; q++) want += rval(q, it, i);
                     CHECK(r[i] == want, "%s: a long Reduce %d element %d: %lld, want %lld", name, it, i, (long long)r[i], (long long)want);
@@ -909,16 +909,16 @@ static void reduces(MPI_Comm comm, const char *name) {
     /* Counts that differ: rank 1's longer (in a cell, then beyond one), then rank 0's
      * (the root) beyond a cell. */
     OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    int cases[3][2] = {{2, 1}, {300, 1}, {1, 300}}; /* rank 1's count, the others' */
+    int cases[3][2] = {{2, 1}, {1100, 1}, {1, 1100}}; /* rank 1's count, the others' */
     for (int c = 0; c < 3; c++) {
         int count = (c == 2 ? rank == 0 : rank == 1) ? cases[c][0] : cases[c][1], cls;
-        if (c == 2) count = rank == 0 ? 300 : 1;
+        if (c == 2) count = rank == 0 ? 1100 : 1;
         int rc = MPI_Reduce(a, r, count, MPI_INT64_T, MPI_SUM, 0, comm);
         MPI_Error_class(rc, &cls);
         /* The root reports it; a non-root whose contribution fits a cell has left; a
          * longer one waits for the root's verdict on 3 ranks or more, and on 2 goes on
          * (the root follows it). */
-        int long_ = count > 254, err = cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE);
+        int long_ = count > 1046, err = cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE);
         CHECK(rank == 0 ? err
               : long_   ? err || ((size == 2 || !cway) && cls == MPI_SUCCESS)
                         : cls == MPI_SUCCESS || !cway,

@@ -260,6 +260,7 @@ type nodeLimits struct {
 	// must fit one slot and is never cut.
 	userReduce, userRooted int64
 	gather                 int64 // the longest block a blocking gather puts in the region (nodegather.go)
+	block                  int64 // the longest v form's block (its table and parts): a slot
 	split                  int64 // Allreduce from which the reduction is split among the ranks
 	// A split Allreduce of at least readSplit bytes (0: none) chooses by timing between
 	// the slots and reading the others' contributions from their buffers, where every
@@ -296,6 +297,7 @@ func limitsFor(size int) nodeLimits {
 	if lay, err := nodeLayout(size); err == nil {
 		lim.userReduce, lim.userRooted = min(lim.reduce, int64(lay.Slot)), min(lim.rooted, int64(lay.Slot))
 		lim.gather = min(lim.gather, int64(lay.Slot))
+		lim.block = int64(lay.Slot)
 		lim.readTimed = 2 * int64(lay.Slot)
 		if k := l[8]; k > 0 && int64(size) >= k && size > 2 {
 			lim.stage = min(l[6], int64(size)*int64(lay.Slot))

@@ -26,7 +26,7 @@ var setShmGatherMax = config.Size("coll_shm_gather_max", 16<<10,
 	"largest block (bytes) of a blocking Allgather or Allgatherv that goes through node shared memory; "+
 		"longer ones take the schedules").Same()
 
-var setShmScatterMax = config.Size("coll_shm_scatter_max", 8<<10,
+var setShmScatterMax = config.Size("coll_shm_scatter_max", 16<<10,
 	"largest send buffer (bytes, every rank's part) of a blocking Scatter's or Scatterv's root that goes through "+
 		"node shared memory; longer ones take the schedules (one message to each rank)").Same()
 
@@ -281,12 +281,13 @@ func vSize(ranks, data int) int { return vEnd*ranks + data }
 
 // putVBlock takes this rank's op with send's parts (by counts and displs) as a v
 // form's block (putV), or with its length alone (far) where the parts are longer than
-// max or the block than the region takes. It returns the op (0 where it could not take
-// one: late says why), whether it went far, and the parts' bytes.
+// max or a gather's block, or the block (its table too) than a slot. It returns the op
+// (0 where it could not take one: late says why), whether it went far, and the parts'
+// bytes.
 func putVBlock(c *comm, g *shmcoll.Group, send *Vec, counts, displs []int, max int) (s uint64, far bool, data int, late error) {
 	data = vData(send, counts)
 	n := vSize(c.size, data)
-	if data > min(c.node.gatherLimit(), max) || n > c.node.gatherLimit() {
+	if data > min(c.node.gatherLimit(), max) || int64(n) > c.node.lim.block {
 		s, late = g.PutLen(n)
 		return s, true, data, late
 	}

@@ -34,14 +34,16 @@ const farBit = 1 << 63
 // gather g-GatherCells (Own.Roots) has taken it, which it rarely has to wait for. A
 // cell is two lines, its words and the block's first cellHead bytes, and an extension
 // elsewhere for the rest (cellExt bytes), so that the rings of small blocks stay
-// within few pages.
+// within few pages. A cell holds a block of 8 KiB, which it moves faster than a
+// message does; the extensions' stride is no multiple of 4 KiB, so that a rank's 16
+// do not all fall in the same sets of the cache (docs/BENCHMARKS.md).
 const (
 	// GatherCells is the cells per rank; a non-root runs at most this many Gathers
 	// ahead of their roots.
 	GatherCells = 16
 	gatherCell  = 2 * lineSize // a cell: its sequence word, its length word, the block's head
 	cellHead    = gatherCell - 16
-	cellExt     = 30 * lineSize // the rest of a cell's block, in the extensions' area
+	cellExt     = 129 * lineSize // the rest of a cell's block, in the extensions' area
 	// GatherInline is the longest block a cell holds.
 	GatherInline = cellHead + cellExt
 	fTaken       = 56 // in a rank's flags line: the last Gather it took as root

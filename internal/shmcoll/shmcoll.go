@@ -99,7 +99,7 @@ import (
 
 const (
 	magic   = 0x6d70_6967_6f63_6f6c // "mpigocol"
-	version = 10
+	version = 11
 
 	lineSize   = 64
 	rankStride = 4 * lineSize
