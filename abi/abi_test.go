@@ -762,6 +762,11 @@ func TestOneSided(t *testing.T) { job(t, "rma", 2) }
 // the standard's refusals (issue 35's cases).
 func TestReductionOps(t *testing.T) { job(t, "redops", 3) }
 
+// TestReduceLocal: MPI_Reduce_local's predefined pairs that the C library combines
+// itself, against C's arithmetic and without crossing into Go, and the rest (other
+// types, overlapping buffers, the errors) by Go.
+func TestReduceLocal(t *testing.T) { job(t, "reducelocal", 1) }
+
 // TestOneSidedTCP: over TCP with rma_shm=off the device would put an allocated
 // window's memory in the Go heap, so it takes C memory from the library instead, and
 // every operation is shipped to the target's progress goroutine; the shared window

@@ -88,7 +88,7 @@ func hideColls() {
 }
 
 // collOps writes, per predefined datatype, the operations collshort.c's kernels apply
-// to it in an Allreduce or a Reduce: those whose reduction Go's tables hold (the others take the
+// to it in an Allreduce, a Reduce or a Reduce_local: those whose reduction Go's tables hold (the others take the
 // Go way, which reports why), on the integer kinds, and on the floating kinds only
 // MPI_SUM and MPI_PROD.
 func collOps() {

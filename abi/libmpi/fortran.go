@@ -292,6 +292,7 @@ func applyFortran() {
 		predefRedRow(j, logicalKernels(h))
 		shortDatatype(j) // from the reductions: after them
 	}
+	collOps()
 }
 
 // fortranOff reports whether h is an optional Fortran datatype that

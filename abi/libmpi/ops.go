@@ -306,14 +306,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
-//export PMPI_Reduce_local
-func PMPI_Reduce_local(in, inout unsafe.Pointer, count int32, dh uintptr, oh uintptr) int32 {
-	return PMPI_Reduce_local_c(in, inout, int64(count), dh, oh)
+// MPI_Reduce_local's C half (collshort.c) combines the predefined datatypes and
+// operations its kernels have; these are the rest.
+
+//export goPMPI_Reduce_local
+func goPMPI_Reduce_local(in, inout unsafe.Pointer, count int32, dh uintptr, oh uintptr) int32 {
+	return goPMPI_Reduce_local_c(in, inout, int64(count), dh, oh)
 }
 
-//export PMPI_Reduce_local_c
-func PMPI_Reduce_local_c(in, inout unsafe.Pointer, count int64, dh uintptr, oh uintptr) int32 {
+//export goPMPI_Reduce_local_c
+func goPMPI_Reduce_local_c(in, inout unsafe.Pointer, count int64, dh uintptr, oh uintptr) int32 {
 	const op = "Reduce_local_c"
+	goHalves.Add(1)
 	var e mpir.Elems
 	if err := elems(op, dh, &e); err != nil {
 		return fail(op, 0, err)

@@ -52,6 +52,7 @@ func init() {
 	for i := range predefT {
 		shortDatatype(i)
 	}
+	collOps() // MPI_Reduce_local's C half needs no communicator
 	C.mpigo_copy_rep = C.int64_t(window.CopyREP())
 	lo, hi := window.CopyVec()
 	C.mpigo_copy_vec_min, C.mpigo_copy_vec_max = C.int64_t(lo), C.int64_t(hi)
