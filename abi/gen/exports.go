@@ -216,7 +216,8 @@ var cFirst = map[string]bool{"MPI_Send": true, "MPI_Send_c": true, "MPI_Recv": t
 	"MPI_Allgather": true, "MPI_Allgather_c": true, "MPI_Allgatherv": true, "MPI_Allgatherv_c": true,
 	"MPI_Reduce": true, "MPI_Reduce_c": true, "MPI_Scatter": true, "MPI_Scatter_c": true,
 	"MPI_Alltoall": true, "MPI_Alltoall_c": true, "MPI_Alltoallv": true, "MPI_Alltoallv_c": true,
-	"MPI_Scatterv": true, "MPI_Scatterv_c": true,
+	"MPI_Scatterv": true, "MPI_Scatterv_c": true, "MPI_Reduce_scatter": true, "MPI_Reduce_scatter_c": true,
+	"MPI_Reduce_scatter_block": true, "MPI_Reduce_scatter_block_c": true,
 	"MPI_File_write_at": true, "MPI_File_write_at_c": true, "MPI_File_read_at": true, "MPI_File_read_at_c": true,
 	"MPI_File_write_ordered": true, "MPI_File_write_ordered_c": true}
 

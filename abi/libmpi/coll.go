@@ -53,6 +53,9 @@ var (
 	pAlltoallv  = mpir.CollProc(mpir.CollAlltoallv, mpir.Blocking)
 	pScatterv   = mpir.CollProc(mpir.CollScatterv, mpir.Blocking)
 
+	pReduceScatter      = mpir.CollProc(mpir.CollReduceScatter, mpir.Blocking)
+	pReduceScatterBlock = mpir.CollProc(mpir.CollReduceScatterBlock, mpir.Blocking)
+
 	pBcastC     = mpir.CollProcLarge(mpir.CollBcast, mpir.Blocking)
 	pReduceC    = mpir.CollProcLarge(mpir.CollReduce, mpir.Blocking)
 	pAllreduceC = mpir.CollProcLarge(mpir.CollAllreduce, mpir.Blocking)

@@ -47,7 +47,7 @@ enum { MPIGO_OP_SUM = 1, MPIGO_OP_PROD = 2, MPIGO_OP_BAND = 4, MPIGO_OP_BOR = 8,
 extern int32_t mpigo_coll_wait(int32_t op, uintptr_t comm, int32_t spun, int32_t r, void *p, uint64_t v, void *q, uint64_t qv);
 extern int32_t mpigo_coll_bcast_resume(void *buf, int64_t count, uintptr_t dt, int32_t root, uintptr_t comm,
                                        int32_t begun, int32_t big);
-extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz, int32_t big);
+extern int32_t mpigo_coll_mismatch(uintptr_t comm, int32_t r, int64_t total, int32_t esz, int32_t cc);
 
 static inline uint64_t *flag(const mpigo_coll *d, int r, int off) {
     return (uint64_t *)(d->base + MPIGO_R_BLOCKS + (int64_t)r * MPIGO_R_STRIDE + off);
@@ -369,20 +369,14 @@ static inline int bank_free(const mpigo_coll *d, int cc, MPI_Comm comm, uint64_t
     return MPI_SUCCESS;
 }
 
-/* short_allreduce is MPI_Allreduce here (MPI_Allreduce_c with big), or -1: the Go way. */
-static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
-                                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int big) {
-    const int cc = MPIGO_CC_ALLREDUCE | (big ? MPIGO_CC_LARGE : 0);
-    mpigo_coll *d = coll_of(comm);
-    uintptr_t i = (uintptr_t)dt - 0x200;
-    if (d == NULL || i >= 256 || count < 0 || count > d->reduce_max) return -1;
-    int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
-    int64_t size = mpigo_short_dts[i].size, n = count * size;
-    const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
-    mpigo_rec rec;
-    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf || d->own->owed != 0 ||
-        (n > 0 && (rbuf == NULL || src == NULL)) || !mpigo_rec_open(&rec))
-        return -1;
+/* allreduce_op is shmcoll's Allreduce op in the inline lines for the call cc: count
+ * items of kind (size bytes each, n in all, within the lines) from src combined under
+ * bit into dst, in rank order as the device's kernels do. 0, or the Go half's error
+ * code. */
+static inline __attribute__((always_inline)) int allreduce_op(mpigo_coll *d, int cc, MPI_Comm comm,
+                                                              const char *src, char *dst, int64_t count,
+                                                              int kind, int bit, int64_t size) {
+    int64_t n = count * size;
     mpigo_own *o = d->own;
     uint64_t s = ++o->s;
     int rc = bank_free(d, cc, comm, s);
@@ -404,16 +398,35 @@ static inline __attribute__((always_inline)) int short_allreduce(const void *sbu
                 if (rc != 0) return rc;
                 v = load(line);
             }
-            if (v != want) return mpigo_coll_mismatch((uintptr_t)comm, j, n, (int32_t)size, big);
+            if (v != want) return mpigo_coll_mismatch((uintptr_t)comm, j, n, (int32_t)size, cc);
         }
         if (j == d->size - 1) {
-            if (n > 0) memcpy(rbuf, (char *)line + 8, (size_t)n);
+            if (n > 0) memcpy(dst, (char *)line + 8, (size_t)n);
         } else {
-            combine(kind, bit, (char *)rbuf, (const char *)line + 8, count);
+            combine(kind, bit, dst, (const char *)line + 8, count);
         }
     }
     o->flow_bytes += (uint64_t)n;
     o->flow_ops++;
+    return MPI_SUCCESS;
+}
+
+/* short_allreduce is MPI_Allreduce here (MPI_Allreduce_c with big), or -1: the Go way. */
+static inline __attribute__((always_inline)) int short_allreduce(const void *sbuf, void *rbuf, int64_t count,
+                                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int big) {
+    const int cc = MPIGO_CC_ALLREDUCE | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (d == NULL || i >= 256 || count < 0 || count > d->reduce_max) return -1;
+    int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
+    int64_t size = mpigo_short_dts[i].size, n = count * size;
+    const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
+    mpigo_rec rec;
+    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0 || n > d->reduce_max || sbuf == rbuf || d->own->owed != 0 ||
+        (n > 0 && (rbuf == NULL || src == NULL)) || !mpigo_rec_open(&rec))
+        return -1;
+    int rc = allreduce_op(d, cc, comm, src, (char *)rbuf, count, kind, bit, size);
+    if (rc != 0) return rc;
     counted(&rec, MPIGO_CC_ALLREDUCE, n);
     return MPI_SUCCESS;
 }
@@ -1264,4 +1277,72 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
     int rc = short_reduce_local(inbuf, inoutbuf, count, datatype, op);
     return rc >= 0 ? rc : goPMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+}
+
+/* short_reduce_scatter is MPI_Reduce_scatter (counts: every rank's count) or, with
+ * block, MPI_Reduce_scatter_block (rcount), their _c forms with big, or -1: the Go way.
+ * It is the Go way's op on the region (collective's nodeReduceScatterEntry): an
+ * Allreduce of the whole vector, here within the inline lines, into scratch, of which
+ * this rank copies its block out (in place, the vector is the receive buffer and the
+ * block goes to its start). Any argument Go would refuse takes the Go way before the
+ * op. */
+static inline __attribute__((always_inline)) int short_reduce_scatter(const void *sbuf, void *rbuf,
+                                                                      const void *counts, int64_t rcount,
+                                                                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                                                      int block, int big) {
+    const int cc = (block ? MPIGO_CC_REDUCE_SCATTER_BLOCK : MPIGO_CC_REDUCE_SCATTER) | (big ? MPIGO_CC_LARGE : 0);
+    mpigo_coll *d = coll_of(comm);
+    uintptr_t i = (uintptr_t)dt - 0x200;
+    if (d == NULL || i >= 256) return -1;
+    int bit = op_bit(op), kind = mpigo_short_dts[i].kind;
+    int64_t size = mpigo_short_dts[i].size, total = 0, at = 0, mine = rcount;
+    if ((mpigo_coll_ops[i] & bit) == 0 || size <= 0) return -1;
+    if (block) {
+        if (rcount < 0 || rcount > d->reduce_max) return -1;
+        at = rcount * d->rank, total = rcount * d->size;
+    } else {
+        if (counts == NULL) return -1;
+        for (int j = 0; j < d->size; j++) {
+            int64_t k = count_at(counts, j, big);
+            if (k < 0 || k > d->reduce_max) return -1;
+            if (j == d->rank) at = total, mine = k;
+            total += k;
+        }
+    }
+    int64_t n = total * size;
+    const char *src = sbuf == MPI_IN_PLACE ? (const char *)rbuf : (const char *)sbuf;
+    char tmp[MPIGO_R_REDUCE_INLINE] __attribute__((aligned(16)));
+    mpigo_rec rec;
+    if (n > d->reduce_max || n > (int64_t)sizeof tmp || sbuf == rbuf || d->own->owed != 0 ||
+        (n > 0 && src == NULL) || (mine > 0 && rbuf == NULL) || !mpigo_rec_open(&rec))
+        return -1;
+    int rc = allreduce_op(d, cc, comm, src, tmp, total, kind, bit, size);
+    if (rc != 0) return rc;
+    if (mine > 0) memcpy(rbuf, tmp + at * size, (size_t)(mine * size));
+    counted(&rec, cc & ~MPIGO_CC_LARGE, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+    int rc = short_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, 0, 0);
+    return rc >= 0 ? rc : goPMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm) {
+    int rc = short_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, 0, 1);
+    return rc >= 0 ? rc : goPMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+    int rc = short_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, 1, 0);
+    return rc >= 0 ? rc : goPMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm) {
+    int rc = short_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, 1, 1);
+    return rc >= 0 ? rc : goPMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }

@@ -117,11 +117,13 @@ var collOpName = [2][C.MPIGO_CC_N]string{
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast", C.MPIGO_CC_ALLREDUCE: "Allreduce",
 		C.MPIGO_CC_GATHER: "Gather", C.MPIGO_CC_GATHERV: "Gatherv", C.MPIGO_CC_ALLGATHER: "Allgather",
 		C.MPIGO_CC_ALLGATHERV: "Allgatherv", C.MPIGO_CC_REDUCE: "Reduce", C.MPIGO_CC_SCATTER: "Scatter",
-		C.MPIGO_CC_ALLTOALL: "Alltoall", C.MPIGO_CC_ALLTOALLV: "Alltoallv", C.MPIGO_CC_SCATTERV: "Scatterv"},
+		C.MPIGO_CC_ALLTOALL: "Alltoall", C.MPIGO_CC_ALLTOALLV: "Alltoallv", C.MPIGO_CC_SCATTERV: "Scatterv",
+		C.MPIGO_CC_REDUCE_SCATTER: "Reduce_scatter", C.MPIGO_CC_REDUCE_SCATTER_BLOCK: "Reduce_scatter_block"},
 	{C.MPIGO_CC_BARRIER: "Barrier", C.MPIGO_CC_BCAST: "Bcast_c", C.MPIGO_CC_ALLREDUCE: "Allreduce_c",
 		C.MPIGO_CC_GATHER: "Gather_c", C.MPIGO_CC_GATHERV: "Gatherv_c", C.MPIGO_CC_ALLGATHER: "Allgather_c",
 		C.MPIGO_CC_ALLGATHERV: "Allgatherv_c", C.MPIGO_CC_REDUCE: "Reduce_c", C.MPIGO_CC_SCATTER: "Scatter_c",
-		C.MPIGO_CC_ALLTOALL: "Alltoall_c", C.MPIGO_CC_ALLTOALLV: "Alltoallv_c", C.MPIGO_CC_SCATTERV: "Scatterv_c"},
+		C.MPIGO_CC_ALLTOALL: "Alltoall_c", C.MPIGO_CC_ALLTOALLV: "Alltoallv_c", C.MPIGO_CC_SCATTERV: "Scatterv_c",
+		C.MPIGO_CC_REDUCE_SCATTER: "Reduce_scatter_c", C.MPIGO_CC_REDUCE_SCATTER_BLOCK: "Reduce_scatter_block_c"},
 }
 
 // ccName is the name of collshort.c's call op (MPIGO_CC_*, with MPIGO_CC_LARGE for the
@@ -163,13 +165,13 @@ func mpigo_coll_bcast_resume(buf unsafe.Pointer, count int64, dh uintptr, root i
 	return fail(op, ch, collective.ShortBcastResume(c.c, op, &v, int(root)))
 }
 
-// mpigo_coll_mismatch is the error of collshort.c's Allreduce of total bytes of
-// esz-byte elements whose combine found rank r's contribution of another length (big:
-// the call is MPI_Allreduce_c).
+// mpigo_coll_mismatch is the error of collshort.c's call cc (an Allreduce, or a
+// ReduceScatter done as one) of total bytes of esz-byte elements whose combine found
+// rank r's contribution of another length.
 //
 //export mpigo_coll_mismatch
-func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, big int32) int32 {
-	op := ccName(C.MPIGO_CC_ALLREDUCE | big*C.MPIGO_CC_LARGE)
+func mpigo_coll_mismatch(ch uintptr, r int32, total int64, esz, cc int32) int32 {
+	op := ccName(cc)
 	return fail(op, ch, collective.ShortReduceMismatch(commOf(ch).c, op, int(r), int(total), int(esz)))
 }
 
@@ -246,5 +248,6 @@ var (
 func init() {
 	watchTallies([]prof.Call{pBarrier.Call, pBcast.Call, pAllreduce.Call, pGather.Call, pGatherv.Call, pAllgather.Call,
 		pAllgatherv.Call, pReduce.Call, pScatter.Call, pAlltoall.Call,
-		pAlltoallv.Call, pScatterv.Call}, func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
+		pAlltoallv.Call, pScatterv.Call, pReduceScatter.Call, pReduceScatterBlock.Call},
+		func(b *C.mpigo_tallies) []C.mpigo_calls { return b.coll[:] })
 }

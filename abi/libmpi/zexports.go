@@ -957,18 +957,18 @@ func PMPI_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count in
 	return reduce("Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Reduce_scatter
-func PMPI_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Reduce_scatter
+func goPMPI_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return reduceScatter("Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, false, nil, mBlock)
 }
 
-//export PMPI_Reduce_scatter_block
-func PMPI_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Reduce_scatter_block
+func goPMPI_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int32, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return reduceScatterBlock("Reduce_scatter_block", sendbuf, recvbuf, int64(recvcount), datatype, op, comm, false, nil, mBlock)
 }
 
-//export PMPI_Reduce_scatter_block_c
-func PMPI_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Reduce_scatter_block_c
+func goPMPI_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount int64, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return reduceScatterBlock("Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, true, nil, mBlock)
 }
 
@@ -982,8 +982,8 @@ func PMPI_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Poi
 	return reduceScatterBlock("Reduce_scatter_block_init_c", sendbuf, recvbuf, recvcount, datatype, op, comm, true, request, mPersist(info))
 }
 
-//export PMPI_Reduce_scatter_c
-func PMPI_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr) int32 {
+//export goPMPI_Reduce_scatter_c
+func goPMPI_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts unsafe.Pointer, datatype uintptr, op uintptr, comm uintptr) int32 {
 	return reduceScatter("Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm, true, nil, mBlock)
 }
 

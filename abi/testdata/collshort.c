@@ -27,6 +27,7 @@
  *     every rank); and the group in step afterwards;
  *   - empty Bcasts whose readers leave before their root calls (empties), and an empty
  *     buffer where the root sends bytes;
+ *   - Reduce_scatter and Reduce_scatter_block (reducescatters: see there);
  *   - gathers (gathers, gather_errors: see there), scatters, scattervs, alltoalls and alltoallvs
  *     (see there);
  *   - Reduces (reduces: see there);
@@ -929,6 +930,69 @@ static void reduces(MPI_Comm comm, const char *name) {
     }
 }
 
+/* reducescatters: MPI_Reduce_scatter_block and MPI_Reduce_scatter (and their _c forms)
+ * of MPI_INT32_T sums whose whole vector fits the inline lines (56 bytes), in C, in
+ * place too, every rank's block checked; a longer vector (Go, on the same counts);
+ * totals that differ between ranks (erroneous): MPI_ERR_COUNT where a rank combines,
+ * the group in step after. */
+static void reducescatters(MPI_Comm comm, const char *name) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int32_t a[64], r[64], want[64];
+    int counts[8];
+    MPI_Count ccounts[8];
+    IN_C(4 * 4, name, {
+        for (int per = 0; per < 4; per++) {
+            if (per * size * 4 > 56) break;
+            for (int i = 0; i < per * size; i++) {
+                a[i] = (int32_t)contrib(rank, i), want[i] = 0;
+                for (int q = 0; q < size; q++) want[i] += (int32_t)contrib(q, i);
+            }
+            memset(r, 0, sizeof r);
+            OK(MPI_Reduce_scatter_block(a, r, per, MPI_INT32_T, MPI_SUM, comm));
+            for (int i = 0; i < per; i++) CHECK(r[i] == want[rank * per + i], "%s: Reduce_scatter_block %d", name, i);
+            memcpy(r, a, sizeof a);
+            OK(MPI_Reduce_scatter_block_c(MPI_IN_PLACE, r, per, MPI_INT32_T, MPI_SUM, comm));
+            for (int i = 0; i < per; i++) CHECK(r[i] == want[rank * per + i], "%s: Reduce_scatter_block_c in place %d", name, i);
+            /* Blocks of 0 to 2 items by rank, the vector their sum. */
+            int total = 0, at = 0;
+            for (int j = 0; j < size; j++) {
+                counts[j] = (j + per) % 3, ccounts[j] = counts[j];
+                if (j == rank) at = total;
+                total += counts[j];
+            }
+            for (int i = 0; i < total; i++) {
+                a[i] = (int32_t)contrib(rank, i), want[i] = 0;
+                for (int q = 0; q < size; q++) want[i] += (int32_t)contrib(q, i);
+            }
+            memset(r, 0, sizeof r);
+            OK(MPI_Reduce_scatter(a, r, counts, MPI_INT32_T, MPI_SUM, comm));
+            for (int i = 0; i < counts[rank]; i++) CHECK(r[i] == want[at + i], "%s: Reduce_scatter %d", name, i);
+            CHECK(r[counts[rank]] == 0, "%s: Reduce_scatter wrote past its block", name);
+            memcpy(r, a, sizeof a);
+            OK(MPI_Reduce_scatter_c(MPI_IN_PLACE, r, ccounts, MPI_INT32_T, MPI_SUM, comm));
+            for (int i = 0; i < counts[rank]; i++) CHECK(r[i] == want[at + i], "%s: Reduce_scatter_c in place %d", name, i);
+        }
+    });
+    /* A vector longer than the inline lines: Go's way, on the same counts. */
+    for (int i = 0; i < 16 * size && i < 64; i++) a[i] = (int32_t)contrib(rank, i);
+    int per = 64 / size < 16 ? 64 / size : 16;
+    OK(MPI_Reduce_scatter_block(a, r, per, MPI_INT32_T, MPI_SUM, comm));
+    for (int i = 0; i < per; i++) {
+        int32_t w = 0;
+        for (int q = 0; q < size; q++) w += (int32_t)contrib(q, rank * per + i);
+        CHECK(r[i] == w, "%s: a long Reduce_scatter_block %d: %d, want %d", name, i, r[i], w);
+    }
+    if (size < 2) return;
+    OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    int rc = MPI_Reduce_scatter_block(a, r, rank == 1 ? 2 : 1, MPI_INT32_T, MPI_SUM, comm), cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COUNT || (!cway && cls == MPI_ERR_TRUNCATE), "%s: Reduce_scatter_block of other counts: class %d",
+          name, cls);
+    in_step(comm, name, "a mismatched Reduce_scatter_block");
+}
+
 static void all(MPI_Comm comm, const char *name) {
     int size;
     MPI_Comm_size(comm, &size);
@@ -937,6 +1001,7 @@ static void all(MPI_Comm comm, const char *name) {
     barriers(comm, name);
     bcasts(comm, name);
     allreduces(comm, name);
+    reducescatters(comm, name);
     errors(comm, name);
     empties(comm, name);
     gathers(comm, name);
