@@ -327,9 +327,9 @@ int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MP
     case (OP) << 4 | MPIGO_K_I32: COMBINE(uint32_t, EXPR) break; \
     case (OP) << 4 | MPIGO_K_I64: COMBINE(uint64_t, EXPR) break;
 
-/* GCC's -O2 leaves these loops scalar (its cheapest vectorizing), which made a Reduce's
- * root combining 8 KiB cells, or an MPI_Reduce_local of 8 KiB, three to four times as
- * slow as Go's kernels; clang vectorizes them at -O2. */
+/* GCC's -O2 leaves these loops scalar (its cheapest vectorizing), far slower than Go's
+ * kernels on a Reduce's 8 KiB cells or an MPI_Reduce_local of kilobytes
+ * (docs/BENCHMARKS.md); clang vectorizes them at -O2. */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
 #endif
