@@ -163,7 +163,7 @@ const (
 // Below ThreadMultiple these are plain adds; at ThreadMultiple they go to the calling
 // processor's tally and links of those slots, which every snapshot reads as it reads
 // to and from, with the goroutine pinned once for all of them: a pin is a chain of
-// dependent loads, and a Put and its Flush took three.
+// dependent loads and stores, worth paying once per operation, not once per count.
 func DoneDirect(call Call, n int, to, from *Link, w int, d Dir) {
 	if !fast || concurrent {
 		doneDirectShared(call, n, to, from, w, d)
